@@ -1,0 +1,39 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Layout (SPEC section 2): a payload becomes rows in PayloadDecode, a frame becomes a function name in
+// StackSymbolize, stacks become signatures in StackSignature, rows reach PostgreSQL through RowStore.
+// PayloadTool holds the command line's logic; payload-tool is the thin executable around it.
+let package = Package(
+    name: "yui-perf",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "payload-tool", targets: ["payload-tool"]),
+        .library(name: "PayloadDecode", targets: ["PayloadDecode"]),
+        .library(name: "StackSymbolize", targets: ["StackSymbolize"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CElfutils",
+            pkgConfig: "libdw",
+            providers: [.apt(["libdw-dev", "libelf-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibpq",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        .target(name: "PayloadDecode"),
+        .target(name: "StackSymbolize", dependencies: ["CElfutils"]),
+        .target(name: "StackSignature", dependencies: ["PayloadDecode", "StackSymbolize"]),
+        .target(name: "RowStore", dependencies: ["PayloadDecode", "CLibpq"]),
+        .target(
+            name: "PayloadTool",
+            dependencies: ["PayloadDecode", "StackSymbolize", "StackSignature", "RowStore"]
+        ),
+        .executableTarget(name: "payload-tool", dependencies: ["PayloadTool"]),
+        .testTarget(name: "PayloadDecodeTests", dependencies: ["PayloadDecode"]),
+        .testTarget(name: "StackSymbolizeTests", dependencies: ["StackSymbolize"]),
+        .testTarget(name: "PayloadToolTests", dependencies: ["PayloadTool", "PayloadDecode", "StackSymbolize"]),
+    ]
+)

@@ -1,0 +1,18 @@
+/// One normalized frame of a diagnostic's stack (SPEC section 5): what the `stack` column holds.
+///
+/// `offset` is always the offset into the image's `__TEXT` segment, after the iOS 14/15
+/// load-address quirk has been undone.
+public struct StackFrame: Sendable, Hashable, Codable {
+    /// Binary name reduced to letters, digits and `_.+-`; `nil` when the payload had none.
+    public var image: String?
+    /// Canonical upper-case 8-4-4-4-12 UUID of the image; `nil` when absent or unreadable.
+    public var uuid: String?
+    /// Offset of the frame's address into the image's text segment.
+    public var offset: UInt64
+
+    public init(image: String?, uuid: String?, offset: UInt64) {
+        self.image = image
+        self.uuid = uuid
+        self.offset = offset
+    }
+}

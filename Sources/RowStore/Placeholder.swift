@@ -1,0 +1,1 @@
+// RowStore: see docs/ARCHITECTURE.md

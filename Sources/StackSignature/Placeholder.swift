@@ -1,0 +1,1 @@
+// StackSignature: see docs/ARCHITECTURE.md

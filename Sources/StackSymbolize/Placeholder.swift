@@ -1,0 +1,1 @@
+// StackSymbolize: see docs/ARCHITECTURE.md

@@ -1,0 +1,5 @@
+import Testing
+
+@Suite struct PayloadDecodeSmoke {
+    @Test func builds() { #expect(Bool(true)) }
+}

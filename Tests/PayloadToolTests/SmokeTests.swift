@@ -1,0 +1,5 @@
+import Testing
+
+@Suite struct PayloadToolSmoke {
+    @Test func builds() { #expect(Bool(true)) }
+}

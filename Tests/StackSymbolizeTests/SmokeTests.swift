@@ -1,0 +1,5 @@
+import Testing
+
+@Suite struct StackSymbolizeSmoke {
+    @Test func builds() { #expect(Bool(true)) }
+}
