@@ -1,1 +1,0 @@
-// StackSymbolize: see docs/ARCHITECTURE.md

@@ -1,0 +1,72 @@
+/// One frame to symbolicate: an image offset as MetricKit reports it.
+public struct FrameRequest: Sendable, Hashable, Codable {
+    public var image: String?
+    /// Canonical upper-case 8-4-4-4-12 UUID, or `nil` when the payload had none.
+    public var uuid: String?
+    /// Offset into the image's text segment.
+    public var offset: UInt64
+    /// True for every stack frame but the innermost: the address is a return address, so the
+    /// caller's instruction is looked up instead (SPEC section 6).
+    public var isReturnAddress: Bool
+
+    public init(image: String?, uuid: String?, offset: UInt64, isReturnAddress: Bool) {
+        self.image = image
+        self.uuid = uuid
+        self.offset = offset
+        self.isReturnAddress = isReturnAddress
+    }
+}
+
+/// One source-level function at an address. An address inside inlined code yields several,
+/// innermost first; every one but the last is `isInlined`.
+public struct SourceFrame: Sendable, Hashable, Codable {
+    /// The symbol as stored (`$s6YuiApp8YuiLinesV5parse...`), `nil` when DWARF gave only a plain name.
+    public var linkageName: String?
+    /// The demangled full name, or the raw name when it cannot be demangled.
+    public var function: String
+    /// `Type.member` form (SPEC section 6), e.g. `YuiLines.parse`, `closure in ThreadView.body`.
+    public var simplifiedName: String
+    public var file: String?
+    public var line: Int?
+    public var isInlined: Bool
+
+    public init(linkageName: String?, function: String, simplifiedName: String, file: String?, line: Int?, isInlined: Bool) {
+        self.linkageName = linkageName
+        self.function = function
+        self.simplifiedName = simplifiedName
+        self.file = file
+        self.line = line
+        self.isInlined = isInlined
+    }
+}
+
+/// The answer for one `FrameRequest`.
+public struct SymbolicatedFrame: Sendable, Hashable, Codable {
+    public enum Status: String, Sendable, Codable {
+        /// Function, file and line from DWARF.
+        case symbolicated
+        /// No DWARF covers the address; the name is the symbol table's nearest symbol.
+        case symbolTable
+        /// No debug file for the image's UUID: the frame stays `image + offset`.
+        case missingDebugFile
+        /// The debug file exists but knows nothing at this address.
+        case notFound
+    }
+
+    public var request: FrameRequest
+    public var status: Status
+    /// The address looked up in the debug file's address space (text base + offset, caller-adjusted).
+    public var lookupAddress: UInt64?
+    /// Path of the debug file used.
+    public var debugFile: String?
+    /// Innermost first; empty unless `status` is `symbolicated` or `symbolTable`.
+    public var frames: [SourceFrame]
+
+    public init(request: FrameRequest, status: Status, lookupAddress: UInt64?, debugFile: String?, frames: [SourceFrame]) {
+        self.request = request
+        self.status = status
+        self.lookupAddress = lookupAddress
+        self.debugFile = debugFile
+        self.frames = frames
+    }
+}
