@@ -56,11 +56,17 @@ public enum ColumnPatterns {
         return previousWasDigit
     }
 
-    /// `^([A-Z][A-Za-z]*[0-9]+,[0-9]+|arm64)$`
+    /// The brief's pattern, `^([A-Z][A-Za-z]*[0-9]+,[0-9]+|arm64)$`, refuses every model
+    /// identifier Apple uses for phones and tablets (`iPhone17,2` starts with a lower-case `i`),
+    /// while the seed names `iPhone16,2` and `iPhone17,2` as the values this column holds. So the
+    /// first letter may be either case; the migration must use this same pattern.
+    public static let devicePattern = "^([A-Za-z][A-Za-z]*[0-9]+,[0-9]+|arm64)$"
+
+    /// `devicePattern`, by hand.
     public static func isDevice(_ text: String) -> Bool {
         if text == "arm64" { return true }
         let bytes = Array(text.utf8)
-        guard let first = bytes.first, first >= 0x41 && first <= 0x5a else { return false }
+        guard let first = bytes.first, (first >= 0x41 && first <= 0x5a) || (first >= 0x61 && first <= 0x7a) else { return false }
         var i = 1
         func isLetter(_ c: UInt8) -> Bool { (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) }
         func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }

@@ -14,7 +14,7 @@ extension Row {
         }
         if !ColumnPatterns.isDottedNumber(os) { violations.append("os '\(os)' does not match ^[0-9]+(\\.[0-9]+)*$") }
         if !ColumnPatterns.isDevice(device) {
-            violations.append("device '\(device)' does not match ^([A-Z][A-Za-z]*[0-9]+,[0-9]+|arm64)$")
+            violations.append("device '\(device)' does not match \(ColumnPatterns.devicePattern)")
         }
         if let buckets, buckets.count != 18 { violations.append("buckets has \(buckets.count) counts, not 18") }
         if let stack {

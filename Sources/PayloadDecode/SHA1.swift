@@ -28,8 +28,8 @@ struct SHA1 {
             pointer += 64
             remaining -= 64
         }
-        for k in 0..<remaining { block[k] = pointer[k] }
-        blockFill = remaining
+        for k in 0..<remaining { block[blockFill + k] = pointer[k] }
+        blockFill += remaining
     }
 
     mutating func update(_ bytes: [UInt8]) { bytes.withUnsafeBytes { update($0) } }
