@@ -46,6 +46,15 @@ final class JSONParser {
     /// Parses exactly one JSON value (surrounding whitespace allowed) and returns the document.
     /// The document points into `bytes`; use it only while `bytes` is alive and before the next parse.
     func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> JSONDocument {
+        // Work on locals: class properties would pay a dynamic exclusivity check per append.
+        var nodes = self.nodes
+        var open = self.open
+        self.nodes = []
+        self.open = []
+        defer {
+            self.nodes = nodes
+            self.open = open
+        }
         nodes.removeAll(keepingCapacity: true)
         open.removeAll(keepingCapacity: true)
         let count = bytes.count
@@ -77,19 +86,19 @@ final class JSONParser {
                         i += 1
                         expectingValue = false
                     } else if isObject {
-                        i = try parseKey(base, i, count)
+                        i = try parseKey(base, i, count, &nodes)
                     }
                     continue
                 case UInt8(ascii: "\""):
-                    i = try parseString(base, i, count)
+                    i = try parseString(base, i, count, &nodes)
                 case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    i = try parseNumber(base, i, count)
+                    i = try parseNumber(base, i, count, &nodes)
                 case UInt8(ascii: "t"):
-                    i = try parseLiteral(base, i, count, "true", .bool, true)
+                    i = try parseLiteral(base, i, count, "true", .bool, true, &nodes)
                 case UInt8(ascii: "f"):
-                    i = try parseLiteral(base, i, count, "false", .bool, false)
+                    i = try parseLiteral(base, i, count, "false", .bool, false, &nodes)
                 case UInt8(ascii: "n"):
-                    i = try parseLiteral(base, i, count, "null", .null, false)
+                    i = try parseLiteral(base, i, count, "null", .null, false, &nodes)
                 default:
                     throw JSONSyntaxError(offset: i, message: "unexpected character \(describe(c)), a value was expected")
                 }
@@ -110,7 +119,7 @@ final class JSONParser {
             let c = base[i]
             if c == UInt8(ascii: ",") {
                 i = skipWhitespace(base, i + 1, count)
-                if isObject { i = try parseKey(base, i, count) }
+                if isObject { i = try parseKey(base, i, count, &nodes) }
                 expectingValue = true
             } else if c == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                 nodes[top].next = UInt32(nodes.count)
@@ -131,6 +140,8 @@ final class JSONParser {
     @inline(__always)
     private func skipWhitespace(_ base: UnsafePointer<UInt8>, _ from: Int, _ count: Int) -> Int {
         var i = from
+        // Pretty-printed dumps are mostly indentation: step over runs of spaces a word at a time.
+        while i + 8 <= count, UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) == 0x2020_2020_2020_2020 { i += 8 }
         while i < count {
             let c = base[i]
             if c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09 { i += 1 } else { break }
@@ -139,12 +150,12 @@ final class JSONParser {
     }
 
     /// A member's key and its colon; leaves `i` at the value.
-    private func parseKey(_ base: UnsafePointer<UInt8>, _ from: Int, _ count: Int) throws(JSONSyntaxError) -> Int {
+    private func parseKey(_ base: UnsafePointer<UInt8>, _ from: Int, _ count: Int, _ nodes: inout [JSONNode]) throws(JSONSyntaxError) -> Int {
         guard from < count, base[from] == UInt8(ascii: "\"") else {
             if from >= count { throw JSONSyntaxError(offset: from, message: "unexpected end of input, an object key was expected") }
             throw JSONSyntaxError(offset: from, message: "unexpected \(describe(base[from])), an object key in quotes was expected")
         }
-        var i = try parseString(base, from, count)
+        var i = try parseString(base, from, count, &nodes)
         i = skipWhitespace(base, i, count)
         guard i < count, base[i] == UInt8(ascii: ":") else {
             throw JSONSyntaxError(offset: i, message: "expected ':' after an object key")
@@ -152,7 +163,7 @@ final class JSONParser {
         return skipWhitespace(base, i + 1, count)
     }
 
-    private func parseString(_ base: UnsafePointer<UInt8>, _ from: Int, _ count: Int) throws(JSONSyntaxError) -> Int {
+    private func parseString(_ base: UnsafePointer<UInt8>, _ from: Int, _ count: Int, _ nodes: inout [JSONNode]) throws(JSONSyntaxError) -> Int {
         var i = from + 1
         var escaped = false
         while true {
@@ -185,7 +196,7 @@ final class JSONParser {
         return i + 1
     }
 
-    private func parseNumber(_ base: UnsafePointer<UInt8>, _ from: Int, _ count: Int) throws(JSONSyntaxError) -> Int {
+    private func parseNumber(_ base: UnsafePointer<UInt8>, _ from: Int, _ count: Int, _ nodes: inout [JSONNode]) throws(JSONSyntaxError) -> Int {
         var i = from
         @inline(__always) func isDigit(_ j: Int) -> Bool { j < count && base[j] >= 0x30 && base[j] <= 0x39 }
         if base[i] == UInt8(ascii: "-") { i += 1 }
@@ -212,7 +223,8 @@ final class JSONParser {
     }
 
     private func parseLiteral(
-        _ base: UnsafePointer<UInt8>, _ from: Int, _ count: Int, _ word: StaticString, _ kind: JSONKind, _ value: Bool
+        _ base: UnsafePointer<UInt8>, _ from: Int, _ count: Int, _ word: StaticString, _ kind: JSONKind, _ value: Bool,
+        _ nodes: inout [JSONNode]
     ) throws(JSONSyntaxError) -> Int {
         let length = word.utf8CodeUnitCount
         guard from + length <= count, memcmp(base + from, word.utf8Start, length) == 0 else {

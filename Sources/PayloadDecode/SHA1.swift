@@ -61,41 +61,36 @@ struct SHA1 {
     }
 
     private mutating func compress(_ p: UnsafePointer<UInt8>) {
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 80) { w in
+        // The 80-word schedule is kept as a rolling window of 16 words.
+        var w: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var (a, b, c, d, e) = state
+        withUnsafeMutableBytes(of: &w) { raw in
+            let words = raw.bindMemory(to: UInt32.self)
             for t in 0..<16 {
-                w[t] = UInt32(p[4 * t]) << 24 | UInt32(p[4 * t + 1]) << 16 | UInt32(p[4 * t + 2]) << 8 | UInt32(p[4 * t + 3])
+                words[t] = UInt32(p[4 * t]) << 24 | UInt32(p[4 * t + 1]) << 16 | UInt32(p[4 * t + 2]) << 8 | UInt32(p[4 * t + 3])
             }
-            for t in 16..<80 {
-                let x = w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16]
-                w[t] = x << 1 | x >> 31
+            @inline(__always) func schedule(_ t: Int) -> UInt32 {
+                if t < 16 { return words[t] }
+                let x = words[(t - 3) & 15] ^ words[(t - 8) & 15] ^ words[(t - 14) & 15] ^ words[t & 15]
+                let rotated = x << 1 | x >> 31
+                words[t & 15] = rotated
+                return rotated
             }
-            var (a, b, c, d, e) = state
-            for t in 0..<80 {
-                let f: UInt32
-                let k: UInt32
-                switch t {
-                case 0..<20:
-                    f = (b & c) | (~b & d)
-                    k = 0x5A82_7999
-                case 20..<40:
-                    f = b ^ c ^ d
-                    k = 0x6ED9_EBA1
-                case 40..<60:
-                    f = (b & c) | (b & d) | (c & d)
-                    k = 0x8F1B_BCDC
-                default:
-                    f = b ^ c ^ d
-                    k = 0xCA62_C1D6
-                }
-                let temp = (a << 5 | a >> 27) &+ f &+ e &+ k &+ w[t]
+            @inline(__always) func round(_ f: UInt32, _ k: UInt32, _ word: UInt32) {
+                let temp = (a << 5 | a >> 27) &+ f &+ e &+ k &+ word
                 e = d
                 d = c
                 c = b << 30 | b >> 2
                 b = a
                 a = temp
             }
-            state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e)
+            for t in 0..<20 { round((b & c) | (~b & d), 0x5A82_7999, schedule(t)) }
+            for t in 20..<40 { round(b ^ c ^ d, 0x6ED9_EBA1, schedule(t)) }
+            for t in 40..<60 { round((b & c) | (b & d) | (c & d), 0x8F1B_BCDC, schedule(t)) }
+            for t in 60..<80 { round(b ^ c ^ d, 0xCA62_C1D6, schedule(t)) }
         }
+        state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e)
     }
 }
 
