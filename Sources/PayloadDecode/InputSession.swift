@@ -146,7 +146,11 @@ final class InputSession {
             let pending = reader.unconsumed
             if let newline = pending.firstIndex(of: 0x0a) {
                 lineNumber += 1
-                convertLine(UnsafeRawBufferPointer(rebasing: pending[..<newline]), number: lineNumber)
+                if newline > options.maxLineBytes {
+                    fail("line \(lineNumber)", "longer than \(options.maxLineBytes) bytes, the limit for one line; skipped")
+                } else {
+                    convertLine(UnsafeRawBufferPointer(rebasing: pending[..<newline]), number: lineNumber)
+                }
                 reader.start += newline + 1
                 continue
             }
