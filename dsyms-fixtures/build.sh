@@ -116,6 +116,36 @@ python3 "$tools/machotool.py" fat 64 "$fixtures/other/YuiCore64" \
     arm64="$work/core2-arm64.dwarf" arm64e="$work/core3-arm64e.dwarf"
 
 # ---------------------------------------------------------------------------------------------
+# YuiCore5 (C, -gdwarf-5 -O2, arm64 iOS dylib): the DWARF 5 dSYM. No dsymutil here links clang's
+# DWARF 5 (see tools/dwarf5dsym.py), so a small python linker writes the dSYM from the one object.
+step "YuiCore5 (DWARF 5)"
+(
+    cd "$src/YuiCore5"
+    clang "${ios[@]}" -gdwarf-5 -O2 "${clang_debug[@]}" -c YuiCore5.c -o "$work/YuiCore5.o"
+)
+"${ld_ios[@]}" -arch arm64 -dylib -install_name @rpath/YuiCore5.framework/YuiCore5 -o "$work/YuiCore5" "$work/YuiCore5.o"
+python3 "$tools/machotool.py" patch-uuid "$work/YuiCore5" 4C4C4C4C-5555-3144-A1B2-0000000D0005
+bundle="$fixtures/other/YuiCore5.dSYM"
+rm -rf "$bundle"
+mkdir -p "$bundle/Contents/Resources/DWARF"
+sed 's/YuiKit/YuiCore5/g' "$fixtures/builds/130/YuiKit.framework.dSYM/Contents/Info.plist" > "$bundle/Contents/Info.plist"
+python3 "$tools/dwarf5dsym.py" "$work/YuiCore5" "$work/YuiCore5.o" "$bundle/Contents/Resources/DWARF/YuiCore5"
+llvm-dwarfdump-14 --verify "$bundle/Contents/Resources/DWARF/YuiCore5" > "$work/verify.log" \
+    || { cat "$work/verify.log" >&2; exit 1; }
+# Cross-check the python linker against llvm's own relocation handling: llvm-symbolizer on the
+# object (addresses less the distance __text moved) must say exactly what it says on the dSYM.
+python3 "$tools/describe.py" addresses "$bundle/Contents/Resources/DWARF/YuiCore5" > "$work/YuiCore5.addresses"
+text_moved=$(( $(llvm-nm-14 "$work/YuiCore5" | awk '$3 == "_yui5_fold" { print "0x" $1 }') ))
+while read -r address; do printf '0x%x\n' $(( address - text_moved )); done < "$work/YuiCore5.addresses" \
+    > "$work/YuiCore5.object-addresses"
+llvm-symbolizer-14 --inlines --functions=linkage --obj="$bundle/Contents/Resources/DWARF/YuiCore5" \
+    < "$work/YuiCore5.addresses" > "$work/YuiCore5.from-dsym"
+llvm-symbolizer-14 --inlines --functions=linkage --obj="$work/YuiCore5.o" \
+    < "$work/YuiCore5.object-addresses" > "$work/YuiCore5.from-object"
+diff "$work/YuiCore5.from-object" "$work/YuiCore5.from-dsym" >&2 \
+    || { echo "build.sh: the DWARF 5 dSYM disagrees with its object file" >&2; exit 1; }
+
+# ---------------------------------------------------------------------------------------------
 # yui-linux (C++, -O1, x86-64 ELF executable with a GNU build-id and no .debug_aranges)
 step "yui-linux"
 (

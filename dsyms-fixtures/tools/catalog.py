@@ -16,6 +16,7 @@ import struct
 import sys
 import uuid as uuidlib
 
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import describe  # noqa: E402
 import machotool  # noqa: E402
