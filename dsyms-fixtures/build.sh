@@ -54,8 +54,8 @@ build_yuiapp() {
             -c main.swift Builtins.swift YuiLines.swift ChatStore.swift ThreadView.swift \
             -o "$out/YuiApp.o"
     )
-    # The app refers to two value-witness tables of the Swift runtime ($sBi64_WV, $sytWV) that
-    # dyld would bind at launch; nothing runs here, so leave them to dynamic lookup.
+    # The app uses the Swift runtime (swift_beginAccess, swift_release, value-witness tables),
+    # which dyld would bind at launch; there is no iOS runtime here, so leave it to dynamic lookup.
     "${ld_ios[@]}" -arch arm64 -e _main -undefined dynamic_lookup -o "$out/YuiApp" "$out/YuiApp.o"
     python3 "$tools/machotool.py" patch-uuid "$out/YuiApp" "$uuid"
     mkdir -p "$fixtures/builds/$build"
@@ -163,6 +163,7 @@ fi
 
 # ---------------------------------------------------------------------------------------------
 step "manifest, function table, expected answers"
-python3 "$tools/catalog.py" "$fixtures"
+# The YuiApp binaries (not kept) give the call sites recorded in yuiapp-functions.json.
+python3 "$tools/catalog.py" "$fixtures" 130="$work/YuiApp-130/YuiApp" 131="$work/YuiApp-131/YuiApp"
 bash "$fixtures/expected/regenerate.sh"
 step "done"

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Writes the fixture catalog: manifest.json, yuiapp-functions.json and expected/<name>.addresses.
 
-  catalog.py FIXTURES_DIR
+  catalog.py FIXTURES_DIR [BUILD=YUIAPP_BINARY]...
+
+With the linked YuiApp binary of a build (the dSYM has no code), yuiapp-functions.json also lists
+each function's call sites: the return address of every `bl`, as it appears in a stack.
 
 Every fixture file is listed in FIXTURES below. For each slice the manifest records its UUID, arch
 and text base (Mach-O `__TEXT` vmaddr, or the ELF's first PT_LOAD vaddr), the DWARF version, and
@@ -112,11 +115,38 @@ def describe_slices(fixtures, name, path):
     return ("fat" if is_fat else "macho"), slices, fat_header
 
 
+CALL_LINE = re.compile(r"^\s*([0-9a-f]+):\s+bl\s+0x([0-9a-f]+)")
+
+
+def call_sites(binary, functions, text_vmaddr):
+    """{function start: [{return_offset, callee}]} from the binary's `bl` instructions."""
+    output = describe.run("llvm-objdump-14", "-d", "--no-show-raw-insn", binary)
+    starts = sorted(f["start"] for f in functions)
+    names = {f["start"]: f["linkage_name"] for f in functions}
+    ends = {f["start"]: f["start"] + f["size"] for f in functions}
+    calls = {start: [] for start in starts}
+    for line in output.splitlines():
+        match = CALL_LINE.match(line)
+        if not match:
+            continue
+        at, target = int(match.group(1), 16), int(match.group(2), 16)
+        owner = next((s for s in reversed(starts) if s <= at < ends[s]), None)
+        if owner is None:
+            continue
+        calls[owner].append({
+            "return_offset": at + 4 - text_vmaddr,
+            # A call outside the app's functions goes through a dyld stub to the Swift runtime.
+            "callee": names.get(target, "(runtime stub)"),
+        })
+    return calls
+
+
 def main(argv):
-    if len(argv) != 2:
+    if len(argv) < 2:
         print(__doc__, file=sys.stderr)
         return 64
     fixtures = argv[1]
+    binaries = dict(arg.split("=", 1) for arg in argv[2:])
     os.makedirs(os.path.join(fixtures, "expected"), exist_ok=True)
     manifest = []
     functions_table = {"image": "YuiApp", "builds": {}}
@@ -140,9 +170,15 @@ def main(argv):
             entry["build"] = build
         if fat_header is not None:
             entry["fat_header"] = fat_header
+        # The call instructions of YuiApp (return address - 4) are what non-leaf frames look up.
+        call_addresses = set()
+        if name.startswith("YuiApp-") and build in binaries:
+            described = describe.functions(full, None)
+            for sites in call_sites(binaries[build], described, 0).values():
+                call_addresses.update(site["return_offset"] - 4 for site in sites)
         for slice_entry in slices:
             arch = slice_entry["arch"] if file_format == "fat" else None
-            addresses = describe.addresses(full, arch)
+            addresses = sorted(set(describe.addresses(full, arch)) | call_addresses)
             with open(os.path.join(fixtures, "expected", slice_entry["expected"] + ".addresses"), "w") as out:
                 out.writelines(f"0x{a:x}\n" for a in addresses)
             slice_entry["address_count"] = len(addresses)
@@ -152,8 +188,10 @@ def main(argv):
 
         if name.startswith("YuiApp-"):
             text_vmaddr = int(slices[0]["text_vmaddr"], 16)
+            described = describe.functions(full, None)
+            calls = call_sites(binaries[build], described, text_vmaddr) if build in binaries else {}
             functions = []
-            for function in describe.functions(full, None):
+            for function in described:
                 functions.append({
                     "linkage_name": function["linkage_name"],
                     "symbol": function["symbol"],
@@ -167,6 +205,7 @@ def main(argv):
                         "call_line": inlined["call_line"],
                         "ranges": [[low - text_vmaddr, high - text_vmaddr] for low, high in inlined["ranges"]],
                     } for inlined in function["inlined"]],
+                    "calls": calls.get(function["start"], []),
                 })
             functions_table["builds"][build] = {
                 "uuid": slices[0]["uuid"],

@@ -26,18 +26,18 @@ struct ChatStore {
     switch event.kind {
     case .message:
       unread = plus(unread, event.size)
-      return lines.parse(score(event.size))
+      return plus(lines.parse(score(event.size)), unread)
     case .read:
       unread = zero
       return score(event.size)
     case .typing:
-      return lines.parse(unread)
+      return times(lines.parse(unread), lines.count)
     }
   }
 
   @inline(never)
   mutating func reload(_ count: Num) -> Num {
     lines = YuiLines.measure(count, width: lines.width)
-    return apply(ChatEvent(kind: .message, size: count))
+    return plus(apply(ChatEvent(kind: .message, size: count)), lines.count)
   }
 }
