@@ -26,7 +26,9 @@ trap 'rm -rf "$work"' EXIT
 debug_root=/Users/yui/Yui
 ios=(-target arm64-apple-ios17.0)
 ld_ios=(ld64.lld-16 -platform_version ios 17.0 17.0 -no_adhoc_codesign)
-clang_debug=(-fdebug-prefix-map="$src=$debug_root" -fdebug-compilation-dir="$debug_root")
+# debug_paths DIR: sets $debug_flags, the clang flags that name the sources of src/DIR as
+# /Users/yui/Yui/DIR/... in the DWARF.
+debug_paths() { debug_flags=(-fdebug-prefix-map="$src=$debug_root" -fdebug-compilation-dir="$debug_root/$1"); }
 
 step() { echo "build.sh: $*" >&2; }
 
@@ -68,9 +70,10 @@ build_yuiapp 131 4C4C4C4C-5555-3144-A1B2-000000000131 -D YUI_BUILD_131
 # ---------------------------------------------------------------------------------------------
 # YuiKit.framework (C++, -O1, arm64 iOS dylib), shipped with build 130
 step "YuiKit"
+debug_paths YuiKit
 (
     cd "$src/YuiKit"
-    clang++ "${ios[@]}" -g -O1 -fno-exceptions -fno-rtti "${clang_debug[@]}" -c YuiKit.cpp -o "$work/YuiKit.o"
+    clang++ "${ios[@]}" -g -O1 -fno-exceptions -fno-rtti "${debug_flags[@]}" -c YuiKit.cpp -o "$work/YuiKit.o"
 )
 "${ld_ios[@]}" -arch arm64 -dylib -install_name @rpath/YuiKit.framework/YuiKit -o "$work/YuiKit" "$work/YuiKit.o"
 python3 "$tools/machotool.py" patch-uuid "$work/YuiKit" 4C4C4C4C-5555-3144-A1B2-0000000B0130
@@ -81,9 +84,10 @@ make_dsym "$work/YuiKit" "$fixtures/builds/130/YuiKit.framework.dSYM"
 # core_slice NAME TARGET ARCH PLATFORM VARIANT UUID: a thin dSYM DWARF file at $work/NAME.dwarf
 core_slice() {
     local name="$1" target="$2" arch="$3" platform="$4" variant="$5" uuid="$6"
+    debug_paths YuiCore
     (
         cd "$src/YuiCore"
-        clang -target "$target" -g -O1 -DYUI_CORE_VARIANT="$variant" "${clang_debug[@]}" \
+        clang -target "$target" -g -O1 -DYUI_CORE_VARIANT="$variant" "${debug_flags[@]}" \
             -c YuiCore.c -o "$work/$name.o"
     )
     ld64.lld-16 -platform_version "$platform" 17.0 17.0 -no_adhoc_codesign -arch "$arch" -dylib \
@@ -119,9 +123,10 @@ python3 "$tools/machotool.py" fat 64 "$fixtures/other/YuiCore64" \
 # YuiCore5 (C, -gdwarf-5 -O2, arm64 iOS dylib): the DWARF 5 dSYM. No dsymutil here links clang's
 # DWARF 5 (see tools/dwarf5dsym.py), so a small python linker writes the dSYM from the one object.
 step "YuiCore5 (DWARF 5)"
+debug_paths YuiCore5
 (
     cd "$src/YuiCore5"
-    clang "${ios[@]}" -gdwarf-5 -O2 "${clang_debug[@]}" -c YuiCore5.c -o "$work/YuiCore5.o"
+    clang "${ios[@]}" -gdwarf-5 -O2 "${debug_flags[@]}" -c YuiCore5.c -o "$work/YuiCore5.o"
 )
 "${ld_ios[@]}" -arch arm64 -dylib -install_name @rpath/YuiCore5.framework/YuiCore5 -o "$work/YuiCore5" "$work/YuiCore5.o"
 python3 "$tools/machotool.py" patch-uuid "$work/YuiCore5" 4C4C4C4C-5555-3144-A1B2-0000000D0005
@@ -148,9 +153,10 @@ diff "$work/YuiCore5.from-object" "$work/YuiCore5.from-dsym" >&2 \
 # ---------------------------------------------------------------------------------------------
 # yui-linux (C++, -O1, x86-64 ELF executable with a GNU build-id and no .debug_aranges)
 step "yui-linux"
+debug_paths YuiLinux
 (
     cd "$src/YuiLinux"
-    clang++ -target x86_64-unknown-linux-gnu -g -O1 -fno-exceptions -fno-rtti "${clang_debug[@]}" \
+    clang++ -target x86_64-unknown-linux-gnu -g -O1 -fno-exceptions -fno-rtti "${debug_flags[@]}" \
         -nostdlib -static -fuse-ld=lld -Wl,--build-id=0xb17d0e1f2a3b4c5d6e7f8091a2b3c4d5e6f70819 \
         yui_linux.cpp -o "$work/yui-linux"
 )
