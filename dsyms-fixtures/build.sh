@@ -74,8 +74,11 @@ debug_paths YuiKit
 (
     cd "$src/YuiKit"
     clang++ "${ios[@]}" -g -O1 -fno-exceptions -fno-rtti "${debug_flags[@]}" -c YuiKit.cpp -o "$work/YuiKit.o"
+    # No -g: symbols without DWARF, for the symbol-table fallback.
+    clang "${ios[@]}" -O1 -c YuiKitNoDebug.c -o "$work/YuiKitNoDebug.o"
 )
-"${ld_ios[@]}" -arch arm64 -dylib -install_name @rpath/YuiKit.framework/YuiKit -o "$work/YuiKit" "$work/YuiKit.o"
+"${ld_ios[@]}" -arch arm64 -dylib -install_name @rpath/YuiKit.framework/YuiKit -o "$work/YuiKit" \
+    "$work/YuiKit.o" "$work/YuiKitNoDebug.o"
 python3 "$tools/machotool.py" patch-uuid "$work/YuiKit" 4C4C4C4C-5555-3144-A1B2-0000000B0130
 make_dsym "$work/YuiKit" "$fixtures/builds/130/YuiKit.framework.dSYM"
 

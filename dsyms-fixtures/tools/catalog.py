@@ -31,7 +31,7 @@ FIXTURES = [
     ("YuiApp-131", "builds/131/YuiApp.app.dSYM/Contents/Resources/DWARF/YuiApp", "131",
      "the same app, build 131: one more function, so every address after it moves"),
     ("YuiKit-130", "builds/130/YuiKit.framework.dSYM/Contents/Resources/DWARF/YuiKit", "130",
-     "C++ framework of build 130: _Z names, inlined functions, __TEXT at 0"),
+     "C++ framework of build 130: _Z names, inlined functions, __TEXT at 0, two C functions with no DWARF"),
     ("YuiCore-fat32", "other/YuiCore.framework.dSYM/Contents/Resources/DWARF/YuiCore", None,
      "fat dSYM, FAT_MAGIC (32-bit) header, arm64 + x86_64 slices of different UUIDs"),
     ("YuiCore-fat64", "other/YuiCore64", None,
