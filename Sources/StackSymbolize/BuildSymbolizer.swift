@@ -216,7 +216,7 @@ public final class BuildSymbolizer {
         guard let image = image(at: index) else { throw openFailures[index]! }
         let info = debugFiles[index]
         let lookupAddresses = offsets ? addresses.map { image.textBase &+ $0 } : addresses
-        let raw = ParallelLookup.run(image, lookupAddresses)
+        let raw = ParallelLookup.run(image, lookupAddresses, names: &names)
         return zip(zip(addresses, lookupAddresses), raw).map { pair, lookup in
             let request = FrameRequest(image: nil, uuid: info.uuids.first, offset: offsets ? pair.0 : pair.0 &- image.textBase, isReturnAddress: false)
             return frame(for: lookup, request: request, address: pair.1, path: image.path)
@@ -274,6 +274,17 @@ struct NameCache {
         known[stored] = (full, simple)
         return (full, simple)
     }
+
+    /// Demangles every name of `lookups` ahead of use (on a worker thread).
+    mutating func warm(_ lookups: [RawLookup]) {
+        for lookup in lookups {
+            for frame in lookup.frames { _ = names(for: frame.linkageName ?? frame.plainName ?? "??") }
+        }
+    }
+
+    mutating func merge(_ other: NameCache) {
+        known.merge(other.known) { mine, _ in mine }
+    }
 }
 
 /// Splits a large batch over two threads, each with its own libdw handle on the same file
@@ -281,7 +292,8 @@ struct NameCache {
 enum ParallelLookup {
     static let minimumForThreads = 2_000
 
-    static func run(_ image: DebugImage, _ addresses: [UInt64]) -> [RawLookup] {
+    /// Also demangles the names found, on both threads, into `names`.
+    static func run(_ image: DebugImage, _ addresses: [UInt64], names: inout NameCache) -> [RawLookup] {
         guard addresses.count >= minimumForThreads, ProcessInfo.processInfo.activeProcessorCount > 1,
             let second = try? image.reopened()
         else { return image.lookupBatch(addresses) }
@@ -291,17 +303,21 @@ enum ParallelLookup {
         let firstIndices = addresses.indices.filter { addresses[$0] < pivot }
         let secondIndices = addresses.indices.filter { addresses[$0] >= pivot }
         nonisolated(unsafe) var secondResults: [RawLookup] = []
+        nonisolated(unsafe) var secondNames = NameCache()
         nonisolated(unsafe) let worker = second
         let secondAddresses = secondIndices.map { addresses[$0] }
         let done = DispatchSemaphore(value: 0)
         let runner = Thread {
             secondResults = worker.lookupBatch(secondAddresses)
+            secondNames.warm(secondResults)
             done.signal()
         }
         runner.stackSize = 8 << 20
         runner.start()
         let firstResults = image.lookupBatch(firstIndices.map { addresses[$0] })
+        names.warm(firstResults)
         done.wait()
+        names.merge(secondNames)
         var results = [RawLookup](repeating: RawLookup(source: .none, frames: []), count: addresses.count)
         for (position, index) in firstIndices.enumerated() { results[index] = firstResults[position] }
         for (position, index) in secondIndices.enumerated() { results[index] = secondResults[position] }

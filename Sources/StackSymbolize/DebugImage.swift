@@ -75,7 +75,7 @@ final class DebugImage {
     let instructionSet: InstructionSet
     private let reader: DwarfReader
     private let machO: (file: MappedFile, slice: MachOSlice)?
-    private lazy var unitMap: UnitAddressMap = UnitAddressMap(reader.unitRanges())
+    private(set) lazy var unitMap: UnitAddressMap = UnitAddressMap(reader.unitRanges())
     private var decodedUnits: [Int: DecodedUnit] = [:]
     private lazy var symbols: [SymbolEntry] = {
         if let machO { return MachOReader.functionSymbols(of: machO.slice, view: machO.file.view) }
@@ -112,10 +112,11 @@ final class DebugImage {
         machO = (file, slice)
     }
 
-    /// A second handle on the same file, for another thread.
+    /// A second handle on the same file, for another thread; it shares the unit map.
     func reopened() throws(SymbolizeError) -> DebugImage {
-        if let machO { return try DebugImage(machO: machO.file, slice: machO.slice) }
-        return try DebugImage(elfPath: path)
+        let other = machO == nil ? try DebugImage(elfPath: path) : try DebugImage(machO: machO!.file, slice: machO!.slice)
+        other.unitMap = unitMap
+        return other
     }
 
     /// Looks up one address in the image's address space.
@@ -148,7 +149,7 @@ final class DebugImage {
             }
         }
         for (unitIndex, indices) in byUnit.sorted(by: { $0.key < $1.key }) {
-            let unit = decodedUnit(unitIndex, keep: false)
+            let unit = reader.decodeUnit(at: unitMap.unitOffsets[unitIndex], wanted: indices.map { addresses[$0] })
             for index in indices {
                 if let found = frames(in: unit, at: addresses[index]) {
                     results[index] = found
@@ -163,13 +164,11 @@ final class DebugImage {
         return results
     }
 
-    private func decodedUnit(_ index: Int, keep: Bool = true) -> DecodedUnit {
+    private func decodedUnit(_ index: Int) -> DecodedUnit {
         if let known = decodedUnits[index] { return known }
         let unit = reader.decodeUnit(at: unitMap.unitOffsets[index])
-        if keep {
-            if decodedUnits.count >= 256 { decodedUnits.removeAll(keepingCapacity: true) }
-            decodedUnits[index] = unit
-        }
+        if decodedUnits.count >= 256 { decodedUnits.removeAll(keepingCapacity: true) }
+        decodedUnits[index] = unit
         return unit
     }
 

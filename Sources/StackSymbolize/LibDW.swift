@@ -204,26 +204,67 @@ final class DwarfReader {
     }
 
     /// Walks one unit's DIE tree once and reads its line table.
-    func decodeUnit(at unitDIEOffset: UInt64) -> DecodedUnit {
+    ///
+    /// - Parameter wanted: when given (sorted), only the functions holding one of these addresses
+    ///   are descended into and only their line rows are kept: a cold batch pays for what it asks.
+    func decodeUnit(at unitDIEOffset: UInt64, wanted: [UInt64]? = nil) -> DecodedUnit {
         var unit = DecodedUnit()
         guard let dwarf else { return unit }
         var unitDIE = Dwarf_Die()
         guard dwarf_offdie(dwarf, unitDIEOffset, &unitDIE) != nil else { return unit }
-        readLines(of: &unitDIE, into: &unit)
-        readScopes(of: &unitDIE, into: &unit)
+        readLines(of: &unitDIE, wanted: wanted, into: &unit)
+        readScopes(of: &unitDIE, wanted: wanted, into: &unit)
         unit.topLevel.sort { $0.low < $1.low }
         return unit
     }
 
-    private func readLines(of unitDIE: inout Dwarf_Die, into unit: inout DecodedUnit) {
+    /// True when a sorted address list has one in `ranges`.
+    private static func holdsWanted(_ ranges: [AddressRange], _ wanted: [UInt64]) -> Bool {
+        for range in ranges {
+            var low = 0
+            var high = wanted.count
+            while low < high {
+                let middle = (low + high) / 2
+                if wanted[middle] < range.low { low = middle + 1 } else { high = middle }
+            }
+            if low < wanted.count, wanted[low] < range.high { return true }
+        }
+        return false
+    }
+
+    private func readLines(of unitDIE: inout Dwarf_Die, wanted: [UInt64]?, into unit: inout DecodedUnit) {
         var lines: OpaquePointer? = nil
         var count = 0
         if dwarf_getsrclines(&unitDIE, &lines, &count) == 0, let lines {
-            unit.lineAddress.reserveCapacity(count)
-            unit.lineNumber.reserveCapacity(count)
-            unit.lineFile.reserveCapacity(count)
+            var rows: [Int] = []
+            if let wanted {
+                // Only the row each wanted address falls in: the last one at or before it.
+                func address(_ index: Int) -> Dwarf_Addr {
+                    var value: Dwarf_Addr = 0
+                    if let line = dwarf_onesrcline(lines, index) { dwarf_lineaddr(line, &value) }
+                    return value
+                }
+                var previous = -1
+                for target in wanted {
+                    var low = 0
+                    var high = count
+                    while low < high {
+                        let middle = (low + high) / 2
+                        if address(middle) <= target { low = middle + 1 } else { high = middle }
+                    }
+                    if low > 0, low - 1 != previous {
+                        rows.append(low - 1)
+                        previous = low - 1
+                    }
+                }
+            }
+            let rowCount = wanted == nil ? count : rows.count
+            unit.lineAddress.reserveCapacity(rowCount)
+            unit.lineNumber.reserveCapacity(rowCount)
+            unit.lineFile.reserveCapacity(rowCount)
             var fileIndexByName: [UnsafePointer<CChar>: Int32] = [:]
-            for index in 0..<count {
+            for position in 0..<rowCount {
+                let index = wanted == nil ? position : rows[position]
                 guard let line = dwarf_onesrcline(lines, index) else { continue }
                 var address: Dwarf_Addr = 0
                 var number: Int32 = 0
@@ -238,7 +279,7 @@ final class DwarfReader {
                             file = known
                         } else {
                             file = Int32(unit.lineFileNames.count)
-                            unit.lineFileNames.append(String(cString: name))
+                            unit.lineFileNames.append(Self.cleanPath(name))
                             fileIndexByName[name] = file
                         }
                     } else {
@@ -256,7 +297,7 @@ final class DwarfReader {
             unit.callFileNames.reserveCapacity(fileCount)
             for index in 0..<fileCount {
                 if let name = dwarf_filesrc(files, index, nil, nil) {
-                    unit.callFileNames.append(String(cString: name))
+                    unit.callFileNames.append(Self.cleanPath(name))
                 } else {
                     unit.callFileNames.append("")
                 }
@@ -264,7 +305,22 @@ final class DwarfReader {
         }
     }
 
-    private func readScopes(of unitDIE: inout Dwarf_Die, into unit: inout DecodedUnit) {
+    /// libdw joins the compilation directory and a file name that is already absolute into `//x`
+    /// (Swift's `/<compiler-generated>`); collapse repeated slashes as path joining would.
+    private static func cleanPath(_ name: UnsafePointer<CChar>) -> String {
+        let text = String(cString: name)
+        guard text.contains("//") else { return text }
+        var result = ""
+        var previousSlash = false
+        for character in text {
+            if character == "/" && previousSlash { continue }
+            previousSlash = character == "/"
+            result.append(character)
+        }
+        return result
+    }
+
+    private func readScopes(of unitDIE: inout Dwarf_Die, wanted: [UInt64]?, into unit: inout DecodedUnit) {
         // Iterative walk: (first child DIE, parent node) pairs still to visit.
         var child = Dwarf_Die()
         guard dwarf_child(&unitDIE, &child) == 0 else { return }
@@ -312,7 +368,9 @@ final class DwarfReader {
                     } else {
                         for range in ranges { unit.topLevel.append((range.low, range.high, node)) }
                     }
-                    if dwarf_child(&die, &child) == 0 { pending.append((child, node)) }
+                    if wanted == nil || Self.holdsWanted(ranges, wanted!), dwarf_child(&die, &child) == 0 {
+                        pending.append((child, node))
+                    }
                 case Int32(DW_TAG_lexical_block), Int32(DW_TAG_namespace), Int32(DW_TAG_module),
                     Int32(DW_TAG_structure_type), Int32(DW_TAG_class_type), Int32(DW_TAG_union_type),
                     Int32(DW_TAG_try_block), Int32(DW_TAG_catch_block):
