@@ -90,6 +90,9 @@ public enum SwiftNames {
         "key path setter for ", "back deployment fallback for ", "back deployment thunk for ",
         "distributed thunk ", "opaque type descriptor for ", "method descriptor for ", "nominal type descriptor for ",
         "type metadata for ", "type metadata completion function for ", "value witness for ",
+        "base witness table accessor for ", "associated type witness table accessor for ",
+        "instantiation function for generic protocol witness table for ", "protocol conformance descriptor for ",
+        "type metadata instantiation function for ", "type metadata singleton initialization cache for ",
     ]
 
     private static let accessors: Set<String> = [
@@ -132,6 +135,16 @@ public enum SwiftNames {
                     changed = true
                 }
             }
+            // `initializeWithCopy value witness for X`: the type the witness serves.
+            if let witness = topLevelRange(of: " value witness for ", in: text) {
+                text = text[witness.upperBound...]
+                changed = true
+            }
+            if text.hasPrefix("type ") {  // `... accessor for type X and conformance Y`
+                text = text.dropFirst(5)
+                if let andRange = topLevelRange(of: " and conformance ", in: text) { text = text[..<andRange.lowerBound] }
+                changed = true
+            }
             // `X in conformance Y` (witnesses): keep X.
             if let inRange = topLevelRange(of: " in conformance ", in: text) {
                 text = text[..<inRange.lowerBound]
@@ -161,7 +174,14 @@ public enum SwiftNames {
                     sawExtension = true
                     continue
                 }
-                if text[index...].hasPrefix("(") && current.isEmpty == false || !components.isEmpty {
+                // `(name in _0123ABCD)`: a private declaration's discriminator; the name is what counts.
+                let group = text[index..<skipBalanced(text, from: index)]
+                if let inRange = group.range(of: " in _"), !group.dropFirst().contains("(") {
+                    current += group[group.index(after: group.startIndex)..<inRange.lowerBound]
+                    index = group.endIndex
+                    continue
+                }
+                if !current.isEmpty || !components.isEmpty {
                     // The argument list: the path ends here.
                     if !current.isEmpty { components.append(current) }
                     return finish(components, false)
