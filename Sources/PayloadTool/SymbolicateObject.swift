@@ -62,7 +62,8 @@ enum SymbolicateObject {
             stderr.write("error: \(error)\n")
             return PayloadTool.exitFailure
         }
-        let image = ((object as NSString).lastPathComponent as NSString).deletingPathExtension
+        // The debug file's own name is the image's (`YuiApp.app.dSYM/.../DWARF/YuiApp` → `YuiApp`).
+        let image = answers.first?.debugFile.map { ($0 as NSString).lastPathComponent } ?? (object as NSString).lastPathComponent
         switch format {
         case .json:
             var out: [JSONAnswer] = []
