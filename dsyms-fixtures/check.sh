@@ -56,6 +56,30 @@ while read -r path format arch uuid text_vmaddr expected; do
     check "expected/$expected.json matches llvm-symbolizer-14" cmp "expected/$expected.json" "$work/$expected.json"
 done < "$work/slices"
 
+agrees_with_symbolizer() {  # every expected answer's outer function is the catalog's function there
+    python3 - <<'PYTHON'
+import json, sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, "tools")
+import describe
+problems = []
+for entry in json.load(open("manifest.json")):
+    for s in entry["slices"]:
+        functions = describe.functions(entry["path"], s["arch"] if entry["format"] == "fat" else None)
+        for line in open(f"expected/{s['expected']}.json"):
+            answer = json.loads(line)
+            address = int(answer["Address"], 16)
+            owner = [f for f in functions if f["start"] <= address < f["start"] + f["size"]]
+            outer = answer["Symbol"][-1]["FunctionName"]
+            if len(owner) != 1 or owner[0]["linkage_name"] != outer:
+                names = [f["linkage_name"] for f in owner]
+                problems.append(f"{s['expected']} {answer['Address']}: symbolizer {outer}, catalog {names}")
+print("\n".join(problems))
+sys.exit(1 if problems else 0)
+PYTHON
+}
+check "llvm-symbolizer's functions are the catalog's functions" agrees_with_symbolizer
+
 for path in $(cut -d' ' -f1 "$work/slices" | sort -u); do
     check "$path passes llvm-dwarfdump-14 --verify" llvm-dwarfdump-14 --verify "$path"
 done

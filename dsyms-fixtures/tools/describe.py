@@ -152,6 +152,8 @@ def demangle_all(names):
 
 def functions(file, arch):
     symbols = text_symbols(file, arch)
+    with open(file, "rb") as handle:
+        macho = handle.read(4) != b"\x7fELF"
     section_end = text_section_end(file, arch)
     dies = parse_dies(file, arch)
     by_offset = {die["offset"]: die for die in dies}
@@ -186,7 +188,8 @@ def functions(file, arch):
     for index, (address, symbol) in enumerate(by_start):
         next_start = by_start[index + 1][0] if index + 1 < len(by_start) else section_end
         entry = subprograms.get(address)
-        linkage = symbol[1:] if symbol.startswith("_") else symbol
+        # Mach-O symbols carry an extra leading underscore; ELF symbols do not.
+        linkage = symbol[1:] if macho and symbol.startswith("_") else symbol
         size = next_start - address
         inlined = []
         if entry is not None:
