@@ -179,8 +179,13 @@ final class PayloadConverter {
         }
         var os = ""
         if let osVersion = text("osVersion", document.member(meta, "osVersion"), "\(metaKey).osVersion") {
-            if let number = osVersion.split(separator: " ").first(where: { ColumnPatterns.isDottedNumber(String($0)) }) {
-                os = String(number)
+            // The number follows the system's name ("iPhone OS 17.2.1 (21C66)", "macOS 12.2 (21D49)");
+            // a number after anything else ("Windows 95") is not an Apple OS version.
+            let words = osVersion.split(separator: " ")
+            if let index = words.indices.first(where: { ColumnPatterns.isDottedNumber(String(words[$0])) }), index > 0,
+                words[index - 1].hasSuffix("OS")
+            {
+                os = String(words[index])
             } else {
                 error("\(metaKey).osVersion", "'\(osVersion)' holds no version number")
                 ok = false
