@@ -74,8 +74,11 @@ enum MeasurementParser {
             if c >= 0x30 && c <= 0x39 {
                 digits.append(c)
                 sawDigit = true
-            } else if c == UInt8(ascii: ",") && sawDigit && !sawPoint {
-                // grouping separator
+            } else if c == UInt8(ascii: ",") && sawDigit && !sawPoint && i + 1 < bytes.count
+                && bytes[i + 1] >= 0x30 && bytes[i + 1] <= 0x39
+            {
+                // grouping separator (groups of 3, or 2 in en_IN): always between digits, so
+                // "1,2,,3 kB" and "12, kB" are refused instead of read as 123 and 12
             } else if c == UInt8(ascii: ".") && !sawPoint && sawDigit {
                 sawPoint = true
                 digits.append(c)
