@@ -233,7 +233,12 @@ enum MachOReader {
                 offset = UInt64(try view.u32(header + 48))
                 // The 32-bit section offset wraps in slices over 4 GiB; the segment's 64-bit one does not.
                 if fileOffset > UInt64(UInt32.max), address >= vmAddress {
-                    offset = fileOffset + (address - vmAddress)
+                    let (sum, overflow) = fileOffset.addingReportingOverflow(address - vmAddress)
+                    guard !overflow else {
+                        throw SymbolizeError(
+                            path: view.path, "section __DWARF,\(sectionName) at byte \(header) lies past 2^64 (segment offset \(fileOffset))")
+                    }
+                    offset = sum
                 }
             } else {
                 address = UInt64(try view.u32(header + 32))
