@@ -228,6 +228,10 @@ public final class BuildSymbolizer {
         if openFailures[index] != nil { return nil }
         do {
             let image = try DebugFileCatalog.open(debugFiles[index])
+            if let problem = image.dwarfProblem {
+                openFailures[index] = SymbolizeError(path: image.path, problem)
+                return nil
+            }
             images[index] = image
             return image
         } catch {

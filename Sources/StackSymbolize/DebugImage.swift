@@ -112,6 +112,13 @@ final class DebugImage {
         machO = (file, slice)
     }
 
+    /// Why the image's DWARF cannot be trusted (a unit that libdw cannot read), read once the
+    /// unit map is built.
+    var dwarfProblem: String? {
+        _ = unitMap
+        return reader.dwarfProblem
+    }
+
     /// A second handle on the same file, for another thread; it shares the unit map.
     func reopened() throws(SymbolizeError) -> DebugImage {
         let other = machO == nil ? try DebugImage(elfPath: path) : try DebugImage(machO: machO!.file, slice: machO!.slice)

@@ -107,8 +107,69 @@ final class DwarfReader {
         guard elf_kind(elf) == ELF_K_ELF else {
             throw SymbolizeError(path: path, "not an ELF file")
         }
+        // Headers libelf cannot read leave it no sections or segments: no DWARF, no symbol table,
+        // no text base, so the file would answer nothing (or wrongly) while looking fine.
+        var header = GElf_Ehdr()
+        var sectionCount = 0
+        var segmentCount = 0
+        guard gelf_getehdr(elf, &header) != nil, elf_getshdrnum(elf, &sectionCount) == 0,
+            elf_getphdrnum(elf, &segmentCount) == 0
+        else {
+            throw SymbolizeError(path: path, "the ELF headers cannot be read (\(libelfMessage()))")
+        }
+        if header.e_shoff != 0, sectionCount == 0 || elf_getscn(elf, sectionCount - 1) == nil {
+            throw SymbolizeError(
+                path: path, "the ELF section header table (at byte \(header.e_shoff)) runs past the end of the file")
+        }
+        var firstSegment = GElf_Phdr()
+        if header.e_phoff != 0, segmentCount > 0, gelf_getphdr(elf, 0, &firstSegment) == nil {
+            throw SymbolizeError(
+                path: path, "the ELF program header table (at byte \(header.e_phoff)) runs past the end of the file")
+        }
         dwarf = dwarf_begin_elf(elf, DWARF_C_READ, nil)
-        // A file without DWARF still has a symbol table to fall back on.
+        // A file without DWARF still has a symbol table to fall back on; one whose DWARF libdw
+        // refuses (a section past the end of the file) is an error, not a silent fallback.
+        if dwarf == nil, let info = section(named: ".debug_info") {
+            throw SymbolizeError(
+                path: path, "libdw cannot read the DWARF (.debug_info at byte \(info.offset), \(info.size) bytes): \(libdwMessage())")
+        }
+    }
+
+    /// The file offset and size of a section, by name.
+    private func section(named wanted: String) -> (offset: UInt64, size: UInt64, compressed: Bool)? {
+        guard let elf else { return nil }
+        var namesIndex = 0
+        guard elf_getshdrstrndx(elf, &namesIndex) == 0 else { return nil }
+        var section = elf_nextscn(elf, nil)
+        while let current = section {
+            var header = GElf_Shdr()
+            if gelf_getshdr(current, &header) != nil, let name = elf_strptr(elf, namesIndex, Int(header.sh_name)),
+                String(cString: name) == wanted
+            {
+                return (header.sh_offset, header.sh_size, header.sh_flags & UInt64(SHF_COMPRESSED) != 0)
+            }
+            section = elf_nextscn(elf, current)
+        }
+        return nil
+    }
+
+    /// A unit whose length runs past the end of `.debug_info` (a section cut short): libdw reads
+    /// the units before it and fails quietly on the DIEs past the end, so it is checked here.
+    private func unitPastSectionEnd() -> String? {
+        guard let dwarf, let info = section(named: ".debug_info"), !info.compressed else { return nil }
+        var offset: Dwarf_Off = 0
+        var index = 0
+        while true {
+            var next: Dwarf_Off = 0
+            let status = dwarf_next_unit(dwarf, offset, &next, nil, nil, nil, nil, nil, nil, nil)
+            if status != 0 { return nil }
+            if next != Dwarf_Off.max, next > info.size {
+                return "corrupt DWARF: unit \(index) at offset \(offset) of .debug_info ends at \(next), past the section's \(info.size) bytes (cut short?)"
+            }
+            if next == Dwarf_Off.max || next <= offset { return nil }
+            offset = next
+            index += 1
+        }
     }
 
     /// Takes ownership of `image`, an ELF image built in memory from a Mach-O file's DWARF.
@@ -134,6 +195,10 @@ final class DwarfReader {
     }
 
     var hasDWARF: Bool { dwarf != nil }
+
+    /// Set by `unitRanges()` when a unit cannot be read (a section cut short, corrupt headers or
+    /// abbreviations): the file's DWARF is damaged and its answers would be silently wrong.
+    private(set) var dwarfProblem: String?
 
     /// The ELF file's GNU build-id bytes, if it has one.
     func buildID() -> [UInt8]? {
@@ -178,8 +243,17 @@ final class DwarfReader {
             var unitDIE = Dwarf_Die()
             var subDIE = Dwarf_Die()
             let status = dwarf_get_units(dwarf, unit, &next, &version, &unitType, &unitDIE, &subDIE)
-            if status != 0 { break }
+            if status != 0 {
+                if status < 0 {
+                    dwarfProblem = "corrupt DWARF: the unit after \(result.count) readable unit(s) cannot be read (\(libdwMessage()))"
+                }
+                break
+            }
             unit = next
+            if unitType == UInt8(DW_UT_compile) || unitType == UInt8(DW_UT_partial), dwarf_tag(&unitDIE) <= 0 {
+                dwarfProblem = "corrupt DWARF: the unit DIE at offset \(dwarf_dieoffset(&unitDIE)) cannot be read (\(libdwMessage()))"
+                break
+            }
             guard unitType == UInt8(DW_UT_compile) || unitType == UInt8(DW_UT_partial) || unitType == UInt8(DW_UT_skeleton)
             else { continue }
             let ranges = Self.ranges(of: &unitDIE)
@@ -187,6 +261,7 @@ final class DwarfReader {
                 result.append(UnitRanges(unitDIEOffset: dwarf_dieoffset(&unitDIE), ranges: ranges))
             }
         }
+        if dwarfProblem == nil { dwarfProblem = unitPastSectionEnd() }
         return result
     }
 
