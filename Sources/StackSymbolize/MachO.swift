@@ -92,6 +92,12 @@ enum MachOReader {
     static let fatMagic: UInt32 = 0xcafe_babe
     static let fatMagic64: UInt32 = 0xcafe_babf
 
+    /// Far above any real file (a dSYM has a dozen load commands), far below what would make a
+    /// hostile header expensive.
+    static let maxLoadCommands = 65_536
+    /// `nlist.n_sect` is one byte, so a slice cannot number more sections (ld64 refuses more too).
+    static let maxSections = 255
+
     /// True when the first bytes are a Mach-O or fat header (either byte order).
     static func looksLikeMachO(_ head: UnsafeRawBufferPointer) -> Bool {
         guard head.count >= 4 else { return false }
@@ -156,6 +162,10 @@ enum MachOReader {
             cpuSubtype: Int32(bitPattern: try view.u32(base + 8)), is64Bit: is64)
         let commandCount = Int(try view.u32(base + 16))
         let commandsSize = Int(try view.u32(base + 20))
+        guard commandCount <= maxLoadCommands else {
+            throw SymbolizeError(
+                path: view.path, "the slice at byte \(base) claims \(commandCount) load commands (at most \(maxLoadCommands) are read)")
+        }
         var cursor = base + (is64 ? 32 : 28)
         let commandsEnd = cursor + commandsSize
         guard commandsEnd <= base + size else {
@@ -214,6 +224,11 @@ enum MachOReader {
         guard headerSize + sectionCount * sectionSize <= size else {
             throw SymbolizeError(
                 path: view.path, "segment \(segmentName) at byte \(cursor) lists \(sectionCount) sections past its command")
+        }
+        guard slice.sectionSegments.count + sectionCount <= maxSections else {
+            throw SymbolizeError(
+                path: view.path,
+                "segment \(segmentName) at byte \(cursor) brings the slice past \(maxSections) sections (a symbol's section number is one byte)")
         }
         if segmentName == "__TEXT" { slice.textVMAddress = vmAddress }
         for index in 0..<sectionCount {
