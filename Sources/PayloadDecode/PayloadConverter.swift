@@ -119,7 +119,11 @@ final class PayloadConverter {
             guard document.kind(value) == .string,
                 let seconds = document.withStringBytes(value, { Timestamp.parse($0, zone: options.timeZone) })
             else {
-                error(keyPath, "'\(document.string(value) ?? "non-string")' is not a timestamp (yyyy-MM-dd HH:mm:ss with an optional zone)")
+                if let text = document.string(value) {
+                    error(keyPath, "'\(text)' is not a timestamp (yyyy-MM-dd HH:mm:ss with an optional zone)")
+                } else {
+                    error(keyPath, "not a string (a JSON \(document.kind(value))); a timestamp is a yyyy-MM-dd HH:mm:ss string")
+                }
                 return nil
             }
             return seconds
