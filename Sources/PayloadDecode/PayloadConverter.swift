@@ -145,7 +145,8 @@ final class PayloadConverter {
         _ document: JSONDocument, meta: Int?, metaKey: String, appVersion: Int?, appVersionKey: String, period: (String, String)
     ) -> RowContext? {
         guard let meta, document.kind(meta) == .object else {
-            error(metaKey, "missing; rows need the build, version, OS and device")
+            error(metaKey, meta == nil ? "missing; rows need the build, version, OS and device"
+                : "not an object (a JSON \(document.kind(meta!))); rows need the build, version, OS and device")
             return nil
         }
         var ok = true
