@@ -52,16 +52,19 @@ struct StackNormalizer {
             outcome.warnings.append((stackKey, "no root frame; stack left null"))
             return outcome
         }
-        func sampleCount(_ frame: Int) -> UInt64 {
-            guard let value = document.member(frame, "sampleCount"), case .value(let count) = document.unsignedInteger(value)
-            else { return 0 }
+        func sampleCount(_ frame: Int, key: String) -> UInt64 {
+            guard document.kind(frame) == .object, let value = document.member(frame, "sampleCount") else { return 0 }
+            guard case .value(let count) = document.unsignedInteger(value) else {
+                outcome.warnings.append((key + ".sampleCount", "not a count (a whole number from 0); counted as 0"))
+                return 0
+            }
             return count
         }
-        func heaviest(_ frames: [Int]) -> Int {
+        func heaviest(_ frames: [Int], key: String) -> Int {
             var best = 0
             var bestCount: UInt64 = 0
             for (position, frame) in frames.enumerated() {
-                let count = sampleCount(frame)
+                let count = sampleCount(frame, key: "\(key)[\(position)]")
                 if position == 0 || count > bestCount {
                     best = position
                     bestCount = count
@@ -71,7 +74,7 @@ struct StackNormalizer {
         }
         // Walk one path root → leaf without recursion; the depth limit is checked per step.
         var path: [RawFrame] = []
-        var position = orientation == .sampleTree ? heaviest(roots) : 0
+        var position = orientation == .sampleTree ? heaviest(roots, key: stackKey) : 0
         var node = roots[position]
         var key = "\(stackKey)[\(position)]"
         while true {
@@ -84,9 +87,13 @@ struct StackNormalizer {
                 break
             }
             path.append(readFrame(document, node, key: key, warnings: &outcome.warnings))
-            let children = document.member(node, "subFrames").map { document.elements($0) } ?? []
+            let subFrames = document.member(node, "subFrames")
+            if let subFrames, document.kind(subFrames) != .array, document.kind(subFrames) != .null {
+                outcome.warnings.append((key + ".subFrames", "not an array (a JSON \(document.kind(subFrames))); the stack ends here"))
+            }
+            let children = subFrames.map { document.elements($0) } ?? []
             if children.isEmpty { break }
-            position = orientation == .sampleTree ? heaviest(children) : 0
+            position = orientation == .sampleTree ? heaviest(children, key: key + ".subFrames") : 0
             node = children[position]
             key += ".subFrames[\(position)]"
         }
