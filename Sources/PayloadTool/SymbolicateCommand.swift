@@ -66,6 +66,9 @@ enum SymbolicateCommand {
                     throw UsageError(message: "Option '\(name)' cannot be combined with '--object'.")
                 }
             }
+            if let build = parsed.value("--build"), (try? BuildSymbolizer.buildFolder(root: "/", build: build)) == nil {
+                throw UsageError(message: "Invalid value '\(build)' for '--build': one folder name (letters, digits, '.', '_', '-'), not a path.")
+            }
             if parsed.value("--object") == nil, parsed.positionals.isEmpty {
                 throw UsageError(message: "Missing input: give payload dumps or row files ('-' for standard input).")
             }

@@ -50,6 +50,7 @@ enum SymbolicateStacks {
                 folder = try BuildSymbolizer.buildFolder(root: root, build: buildName)
             } catch {
                 if reportedMissing.insert("build \(buildName)").inserted { stderr.write("error: \(error)\n") }
+                failed = true  // an error printed means exit 1
                 return (nil, nil)
             }
             if let known = symbolizers[folder] { return (known, folder) }
