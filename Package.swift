@@ -35,5 +35,8 @@ let package = Package(
         .testTarget(name: "PayloadDecodeTests", dependencies: ["PayloadDecode"]),
         .testTarget(name: "StackSymbolizeTests", dependencies: ["StackSymbolize"]),
         .testTarget(name: "PayloadToolTests", dependencies: ["PayloadTool", "PayloadDecode", "StackSymbolize"]),
+        .testTarget(
+            name: "BadInputTests", dependencies: ["PayloadTool", "PayloadDecode", "StackSymbolize"],
+            exclude: ["Corpus"]),
     ]
 )
