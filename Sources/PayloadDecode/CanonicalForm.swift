@@ -8,53 +8,72 @@ struct CanonicalForm {
     private(set) var bytes: [UInt8] = []
 
     /// Replaces the content with the canonical text of the value at `index` and returns its SHA-1.
-    /// Recursion is bounded by the parser's nesting limit.
     mutating func digest(of document: JSONDocument, at index: Int) -> [UInt8] {
         bytes.removeAll(keepingCapacity: true)
         append(document, index)
         return bytes.withUnsafeBytes { SHA1.digest($0) }
     }
 
-    private mutating func append(_ document: JSONDocument, _ index: Int) {
-        let node = document.nodes[index]
-        switch node.kind {
-        case .null: bytes.append(contentsOf: [0x6e, 0x75, 0x6c, 0x6c])
-        case .bool: bytes.append(contentsOf: node.flag ? Array("true".utf8) : Array("false".utf8))
-        case .number: appendNumber(document.rawBytes(index))
-        case .string: appendString(document, index)
-        case .array:
-            bytes.append(UInt8(ascii: "["))
-            var first = true
-            for element in document.elements(index) {
-                if !first { bytes.append(UInt8(ascii: ",")) }
-                first = false
-                append(document, element)
-            }
-            bytes.append(UInt8(ascii: "]"))
-        case .object:
-            var members: [(key: Int, value: Int)] = []
-            document.forEachMember(index) { members.append(($0, $1)) }
-            // Keys are compared as decoded bytes; most are unescaped, so compare raw when both are.
-            let sorted = members.sorted { lhs, rhs in
-                if !document.nodes[lhs.key].flag && !document.nodes[rhs.key].flag {
-                    let a = document.rawBytes(lhs.key)
-                    let b = document.rawBytes(rhs.key)
-                    let common = Swift.min(a.count, b.count)
-                    let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
-                    return order != 0 ? order < 0 : a.count < b.count
-                }
-                return document.decodedStringBytes(lhs.key).lexicographicallyPrecedes(document.decodedStringBytes(rhs.key))
-            }
-            bytes.append(UInt8(ascii: "{"))
-            var first = true
-            for member in sorted {
-                if !first { bytes.append(UInt8(ascii: ",")) }
-                first = false
-                appendString(document, member.key)
+    /// What is left to write: a value, or one punctuation byte.
+    private enum Pending {
+        case value(Int)
+        case key(Int)
+        case byte(UInt8)
+    }
+
+    /// Writes the value with an explicit stack instead of recursion, so nesting as deep as a
+    /// caller's `maxJSONDepth` allows cannot overflow the thread's stack.
+    private mutating func append(_ document: JSONDocument, _ root: Int) {
+        var pending: [Pending] = [.value(root)]
+        while let next = pending.popLast() {
+            let index: Int
+            switch next {
+            case .byte(let byte):
+                bytes.append(byte)
+                continue
+            case .key(let key):
+                appendString(document, key)
                 bytes.append(UInt8(ascii: ":"))
-                append(document, member.value)
+                continue
+            case .value(let value):
+                index = value
             }
-            bytes.append(UInt8(ascii: "}"))
+            let node = document.nodes[index]
+            switch node.kind {
+            case .null: bytes.append(contentsOf: [0x6e, 0x75, 0x6c, 0x6c])
+            case .bool: bytes.append(contentsOf: node.flag ? Array("true".utf8) : Array("false".utf8))
+            case .number: appendNumber(document.rawBytes(index))
+            case .string: appendString(document, index)
+            case .array:
+                bytes.append(UInt8(ascii: "["))
+                pending.append(.byte(UInt8(ascii: "]")))
+                let elements = document.elements(index)
+                for (position, element) in elements.enumerated().reversed() {
+                    pending.append(.value(element))
+                    if position > 0 { pending.append(.byte(UInt8(ascii: ","))) }
+                }
+            case .object:
+                var members: [(key: Int, value: Int)] = []
+                document.forEachMember(index) { members.append(($0, $1)) }
+                // Keys are compared as decoded bytes; most are unescaped, so compare raw when both are.
+                let sorted = members.sorted { lhs, rhs in
+                    if !document.nodes[lhs.key].flag && !document.nodes[rhs.key].flag {
+                        let a = document.rawBytes(lhs.key)
+                        let b = document.rawBytes(rhs.key)
+                        let common = Swift.min(a.count, b.count)
+                        let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
+                        return order != 0 ? order < 0 : a.count < b.count
+                    }
+                    return document.decodedStringBytes(lhs.key).lexicographicallyPrecedes(document.decodedStringBytes(rhs.key))
+                }
+                bytes.append(UInt8(ascii: "{"))
+                pending.append(.byte(UInt8(ascii: "}")))
+                for (position, member) in sorted.enumerated().reversed() {
+                    pending.append(.value(member.value))
+                    pending.append(.key(member.key))
+                    if position > 0 { pending.append(.byte(UInt8(ascii: ","))) }
+                }
+            }
         }
     }
 
