@@ -20,7 +20,7 @@ enum TopFixtures {
     }
 
     static func all() throws -> [String] {
-        try ["build131-diagnostics.json", "build131-hang.json", "build130-diagnostics.jsonl"].map(path)
+        try ["build131-diagnostics.json", "build131-later.json", "build130-diagnostics.jsonl"].map(path)
     }
 
     struct FixtureMissing: Error, CustomStringConvertible { let description: String }
