@@ -5,7 +5,7 @@ import StackSymbolize
 
 /// `payload-tool top`: the heaviest hang and crash signatures per build (SPEC section 7).
 enum TopCommand {
-    static let usage = "Usage: payload-tool top [--build B] [--count N] [--dsyms ROOT] [--app-image NAME]... [--json | --folded] FILE..."
+    static let usage = "Usage: payload-tool top [--build B] [--count N] [--dsyms ROOT] [--app-image NAME]... [--json | --folded] (FILE... | --db URL)"
 
     static let help = """
         OVERVIEW: List the heaviest hang and crash signatures per build.
@@ -16,6 +16,7 @@ enum TopCommand {
         weighs its duration, a crash weighs --crash-weight. Builds are listed newest first.
 
         USAGE: payload-tool top [options] FILE...
+               payload-tool top [options] --db URL [FILE...]
 
         ARGUMENTS:
           FILE                    A row file or a payload dump; '-' reads standard input.
@@ -28,7 +29,9 @@ enum TopCommand {
           --app-image NAME        Count frames of image NAME as app frames even without a debug
                                   file (repeatable).
           --crash-weight SECONDS  What one crash weighs (default: 1).
-          --user UUID             The user of payload dumps, so their row keys match 'rows --user'.
+          --user UUID             The user of payload dumps, so their row keys match 'rows --user';
+                                  with --db, only that user's rows.
+          --db URL                Also rank the diagnostic rows stored in PostgreSQL (libpq URL).
           --json                  Write JSON: per signature its build, kind, weight, count, max,
                                   frames with file and line, and row keys.
           --folded                Write folded stacks weighted in milliseconds, for flame-graph
@@ -39,7 +42,7 @@ enum TopCommand {
 
     static let options: [OptionSpec] = [
         .value("--build"), .value("--count"), .value("--dsyms"), .value("--app-image", repeatable: true),
-        .value("--crash-weight"), .value("--user"), .flag("--json"), .flag("--folded"),
+        .value("--crash-weight"), .value("--user"), .value("--db"), .flag("--json"), .flag("--folded"),
     ]
 
     static func run(

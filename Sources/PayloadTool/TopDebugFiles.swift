@@ -7,7 +7,8 @@ enum TopDebugFiles {
         var description: String { "symbolication is not built yet (StackSymbolize.BuildSymbolizer has not landed)" }
     }
 
-    static func open(root: String?, build: Int) throws -> any FrameSymbolizing {
+    /// The symbolizer of `build`'s folder, and the files in it that could not be read.
+    static func open(root: String?, build: Int) throws -> (symbolizer: any FrameSymbolizing, problems: [any Error]) {
         // Replaced by `BuildSymbolizer(buildFolder: BuildSymbolizer.buildFolder(root:build:))` when it lands.
         throw Unavailable()
     }

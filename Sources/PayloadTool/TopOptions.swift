@@ -8,13 +8,19 @@ struct TopOptions {
     var dsymsRoot: String?
     /// `--user`: makes the row keys of payload dumps match the ones `rows --user` wrote.
     var userID: String?
+    /// `--db URL`: also rank the diagnostic rows stored in PostgreSQL.
+    var databaseURL: String?
     var appImages: Set<String> = []
     var crashWeight = 1.0
     var output = Output.text
 
     init(_ arguments: CommandArguments) throws(UsageError) {
         inputs = arguments.positionals
-        guard !inputs.isEmpty else { throw UsageError(message: "Missing input: give a row file or a payload dump ('-' for standard input).") }
+        databaseURL = arguments.value("--db")
+        if databaseURL == "" { throw UsageError(message: "Option '--db' takes a PostgreSQL URL, not an empty string.") }
+        guard !inputs.isEmpty || databaseURL != nil else {
+            throw UsageError(message: "Missing input: give a row file or a payload dump ('-' for standard input), or --db URL.")
+        }
         if inputs.filter({ $0 == "-" }).count > 1 {
             throw UsageError(message: "Standard input ('-') can be read only once.")
         }

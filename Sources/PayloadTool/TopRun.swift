@@ -9,65 +9,93 @@ struct TopRun {
     let options: TopOptions
 
     func run(stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
-        var tally = WorstStacksTally()
-        var expanders: [Int: StackExpander] = [:]
-        var missingByBuild: [Int: Set<MissingDebugFile>] = [:]
+        var ranking = TopRanking(options: options)
         var failed = false
         let conversion = ConversionOptions(userID: options.userID)
 
         for path in options.inputs {
+            let source = path == "-" ? "<stdin>" : path
             let ok = RowSource.readRows(
                 path: path, options: conversion, standardInput: stdin,
                 report: { diagnostic in stderr.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") },
-                emit: { row in
-                    if let build = options.build, row.app_build != build { return }
-                    tally.noteBuild(row.app_build)
-                    guard let kind = WorstStackKind(row: row) else { return }
-                    let expander = expanders[row.app_build] ?? {
-                        let made = makeExpander(build: row.app_build, stderr: &stderr)
-                        expanders[row.app_build] = made
-                        return made
-                    }()
-                    let stack = expander.expand(row.stack ?? [])
-                    missingByBuild[row.app_build, default: []].formUnion(stack.missingDebugFiles)
-                    let weight: Double
-                    switch kind {
-                    case .crash:
-                        weight = options.crashWeight
-                    case .hang:
-                        if let seconds = row.value, seconds.isFinite, seconds >= 0 {
-                            weight = seconds
-                        } else {
-                            weight = 0
-                            stderr.write(
-                                "warning: \(displayName(path)): row \(row.row_key): hang without a usable duration counts as 0 s\n")
-                        }
-                    }
-                    tally.add(StackOccurrence(build: row.app_build, kind: kind, rowKey: row.row_key, weight: weight, stack: stack))
-                })
+                emit: { row in ranking.add(row, from: source, stderr: &stderr) })
             if !ok { failed = true }
         }
-
-        for (build, missing) in missingByBuild.sorted(by: { $0.key > $1.key }) where !missing.isEmpty {
-            let list = missing.sorted().map { "\($0.image ?? "?") \($0.uuid)" }.joined(separator: ", ")
-            stderr.write(
-                "note: build \(build): no debug file for \(missing.count) image\(missing.count == 1 ? "" : "s"), shown as image+0xOFFSET: \(list)\n")
+        if let url = options.databaseURL {
+            do {
+                for row in try TopDatabase.diagnosticRows(url: url, options: options) {
+                    ranking.add(row, from: "--db", stderr: &stderr)
+                }
+            } catch {
+                stderr.write("error: --db: \(error)\n")
+                failed = true
+            }
         }
 
-        var builds = tally.builds
+        ranking.reportMissingDebugFiles(stderr: &stderr)
+        var builds = ranking.tally.builds
         if let build = options.build {
             if builds.isEmpty { stderr.write("note: no rows of build \(build) in the inputs\n") }
             builds = [build]
         }
         switch options.output {
         case .text:
-            stdout.write(WorstStacksReport.text(tally, builds: builds, count: options.count))
+            stdout.write(WorstStacksReport.text(ranking.tally, builds: builds, count: options.count))
         case .json:
-            stdout.write(WorstStacksReport.json(tally, builds: builds, count: options.count, crashWeight: options.crashWeight))
+            stdout.write(
+                WorstStacksReport.json(ranking.tally, builds: builds, count: options.count, crashWeight: options.crashWeight))
         case .folded:
-            stdout.write(WorstStacksReport.folded(tally, builds: builds))
+            stdout.write(WorstStacksReport.folded(ranking.tally, builds: builds))
         }
         return failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
+    }
+}
+
+/// What `top` has counted so far: the tally, and per build the debug files it opened and the UUIDs
+/// it missed. Rows from files and from the database go through the same `add`.
+struct TopRanking {
+    let options: TopOptions
+    private(set) var tally = WorstStacksTally()
+    private var expanders: [Int: StackExpander] = [:]
+    private var missingByBuild: [Int: Set<MissingDebugFile>] = [:]
+
+    init(options: TopOptions) {
+        self.options = options
+    }
+
+    mutating func add(_ row: Row, from source: String, stderr: inout some TextOutputStream) {
+        if let build = options.build, row.app_build != build { return }
+        tally.noteBuild(row.app_build)
+        guard let kind = WorstStackKind(row: row) else { return }
+        let expander = expanders[row.app_build] ?? makeExpander(build: row.app_build, stderr: &stderr)
+        expanders[row.app_build] = expander
+        let stack = expander.expand(row.stack ?? [])
+        if !stack.missingDebugFiles.isEmpty {
+            missingByBuild[row.app_build, default: []].formUnion(stack.missingDebugFiles)
+        }
+        let weight: Double
+        switch kind {
+        case .crash:
+            weight = options.crashWeight
+        case .hang:
+            if let seconds = row.value, seconds.isFinite, seconds >= 0 {
+                weight = seconds
+            } else {
+                weight = 0
+                stderr.write("warning: \(source): row \(row.row_key): hang without a usable duration counts as 0 s\n")
+            }
+        }
+        tally.add(StackOccurrence(build: row.app_build, kind: kind, rowKey: row.row_key, weight: weight, stack: stack))
+    }
+
+    /// One line per build naming the images whose frames stayed `image+0xOFFSET` (SPEC section 6:
+    /// the tool says which UUID it missed).
+    func reportMissingDebugFiles(stderr: inout some TextOutputStream) {
+        for (build, missing) in missingByBuild.sorted(by: { $0.key > $1.key }) {
+            let list = missing.sorted().map { "\($0.image ?? "?") \($0.uuid)" }.joined(separator: ", ")
+            let images = missing.count == 1 ? "1 image" : "\(missing.count) images"
+            stderr.write("note: build \(build): no debug file for \(images), shown as image+0xOFFSET: \(list)\n")
+        }
     }
 
     /// The expander for one build: its debug files, or none (with a warning) when the build's
@@ -75,13 +103,13 @@ struct TopRun {
     private func makeExpander(build: Int, stderr: inout some TextOutputStream) -> StackExpander {
         let symbolizer: any FrameSymbolizing
         do {
-            symbolizer = try TopDebugFiles.open(root: options.dsymsRoot, build: build)
+            let opened = try TopDebugFiles.open(root: options.dsymsRoot, build: build)
+            symbolizer = opened.symbolizer
+            for problem in opened.problems { stderr.write("warning: build \(build): \(problem)\n") }
         } catch {
             stderr.write("warning: build \(build): \(error); its frames stay image+0xOFFSET\n")
             symbolizer = NoDebugFiles()
         }
         return StackExpander(symbolizer: symbolizer, appImages: options.appImages)
     }
-
-    private func displayName(_ path: String) -> String { path == "-" ? "<stdin>" : path }
 }
