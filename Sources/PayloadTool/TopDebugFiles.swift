@@ -3,13 +3,13 @@ import StackSymbolize
 
 /// Opens a build's debug files for `top`.
 enum TopDebugFiles {
-    struct Unavailable: Error, CustomStringConvertible {
-        var description: String { "symbolication is not built yet (StackSymbolize.BuildSymbolizer has not landed)" }
-    }
-
-    /// The symbolizer of `build`'s folder, and the files in it that could not be read.
+    /// The symbolizer of `build`'s folder (`--dsyms ROOT`, `YUI_DSYMS`, `~/.yui-dsyms`), and the
+    /// files in it that looked like debug files but could not be read.
+    ///
+    /// - Throws: `SymbolizeError` when the folder is missing or holds no readable debug file.
     static func open(root: String?, build: Int) throws -> (symbolizer: any FrameSymbolizing, problems: [any Error]) {
-        // Replaced by `BuildSymbolizer(buildFolder: BuildSymbolizer.buildFolder(root:build:))` when it lands.
-        throw Unavailable()
+        let folder = try BuildSymbolizer.buildFolder(root: root, build: String(build))
+        let symbolizer = try BuildSymbolizer(buildFolder: folder)
+        return (symbolizer, symbolizer.problems)
     }
 }

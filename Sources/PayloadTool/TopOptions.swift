@@ -1,3 +1,5 @@
+import PayloadDecode
+
 /// `payload-tool top`'s options, checked.
 struct TopOptions {
     enum Output { case text, json, folded }
@@ -44,7 +46,13 @@ struct TopOptions {
             }
             crashWeight = weight
         }
-        userID = arguments.value("--user")
+        if let user = arguments.value("--user") {
+            // The canonical form `rows` and `load` use, so the row keys derived from it match theirs.
+            guard let canonical = ColumnPatterns.userUUID(user) else {
+                throw UsageError(message: "Option '--user' takes a UUID, not '\(user)'.")
+            }
+            userID = canonical
+        }
         dsymsRoot = arguments.value("--dsyms")
         if dsymsRoot == "" { throw UsageError(message: "Option '--dsyms' takes a folder, not an empty string.") }
         appImages = Set(arguments.all("--app-image"))

@@ -23,3 +23,6 @@ public struct NoDebugFiles: FrameSymbolizing {
 
     public func hasDebugFile(uuid: String) -> Bool { false }
 }
+
+/// The real symbolizer: one build's debug files, matched by UUID.
+extension BuildSymbolizer: FrameSymbolizing {}

@@ -33,6 +33,8 @@ enum TopHarness {
         (["top", "--json", "--folded", "x.json"], "'--json' and '--folded'"),
         (["top", "--frobnicate", "x.json"], "Unknown option '--frobnicate'"),
         (["top", "-", "-"], "only once"),
+        (["top", "--user", "nobody", "x.json"], "'--user'"),
+        (["top", "--db", "", "x.json"], "'--db'"),
     ])
     func usageErrorsNameTheOptionAndExit64(arguments: [String], mention: String) {
         let result = TopHarness.run(arguments)
