@@ -58,6 +58,8 @@ struct TopRanking {
     private(set) var tally = WorstStacksTally()
     private var expanders: [Int: StackExpander] = [:]
     private var missingByBuild: [Int: Set<MissingDebugFile>] = [:]
+    /// Builds whose folder could not be opened: already warned about as a whole.
+    private var buildsWithoutFolder: Set<Int> = []
 
     init(options: TopOptions) {
         self.options = options
@@ -91,7 +93,7 @@ struct TopRanking {
     /// One line per build naming the images whose frames stayed `image+0xOFFSET` (SPEC section 6:
     /// the tool says which UUID it missed).
     func reportMissingDebugFiles(stderr: inout some TextOutputStream) {
-        for (build, missing) in missingByBuild.sorted(by: { $0.key > $1.key }) {
+        for (build, missing) in missingByBuild.sorted(by: { $0.key > $1.key }) where !buildsWithoutFolder.contains(build) {
             let list = missing.sorted().map { "\($0.image ?? "?") \($0.uuid)" }.joined(separator: ", ")
             let images = missing.count == 1 ? "1 image" : "\(missing.count) images"
             stderr.write("note: build \(build): no debug file for \(images), shown as image+0xOFFSET: \(list)\n")
@@ -100,7 +102,7 @@ struct TopRanking {
 
     /// The expander for one build: its debug files, or none (with a warning) when the build's
     /// folder cannot be opened, so the ranking still comes out with `image+0xOFFSET` frames.
-    private func makeExpander(build: Int, stderr: inout some TextOutputStream) -> StackExpander {
+    private mutating func makeExpander(build: Int, stderr: inout some TextOutputStream) -> StackExpander {
         let symbolizer: any FrameSymbolizing
         do {
             let opened = try TopDebugFiles.open(root: options.dsymsRoot, build: build)
@@ -108,6 +110,7 @@ struct TopRanking {
             for problem in opened.problems { stderr.write("warning: build \(build): \(problem)\n") }
         } catch {
             stderr.write("warning: build \(build): \(error); its frames stay image+0xOFFSET\n")
+            buildsWithoutFolder.insert(build)
             symbolizer = NoDebugFiles()
         }
         return StackExpander(symbolizer: symbolizer, appImages: options.appImages)
