@@ -33,6 +33,10 @@ struct TopRun {
         }
 
         ranking.reportMissingDebugFiles(stderr: &stderr)
+        if ranking.duplicates > 0 {
+            let rows = ranking.duplicates == 1 ? "1 hang or crash row" : "\(ranking.duplicates) hang or crash rows"
+            stderr.write("note: \(rows) read more than once (same user and row key), counted once\n")
+        }
         var builds = ranking.tally.builds
         if let build = options.build {
             if builds.isEmpty { stderr.write("note: no rows of build \(build) in the inputs\n") }
@@ -60,6 +64,10 @@ struct TopRanking {
     private var missingByBuild: [Int: Set<MissingDebugFile>] = [:]
     /// Builds whose folder could not be opened: already warned about as a whole.
     private var buildsWithoutFolder: Set<Int> = []
+    /// (user, row key) of every hang and crash counted: a row read twice (a dump given twice, or
+    /// a dump and the row file made from it) counts once, as the table stores it once.
+    private var counted: Set<String> = []
+    private(set) var duplicates = 0
 
     init(options: TopOptions) {
         self.options = options
@@ -69,6 +77,10 @@ struct TopRanking {
         if let build = options.build, row.app_build != build { return }
         tally.noteBuild(row.app_build)
         guard let kind = WorstStackKind(row: row) else { return }
+        guard counted.insert("\(row.user_id ?? "")/\(row.row_key)").inserted else {
+            duplicates += 1
+            return
+        }
         let expander = expanders[row.app_build] ?? makeExpander(build: row.app_build, stderr: &stderr)
         expanders[row.app_build] = expander
         let stack = expander.expand(row.stack ?? [])

@@ -128,9 +128,14 @@ public struct WorstStacksTally: Sendable {
         }.sorted()
     }
 
+    /// Seconds as whole milliseconds, clamped to `Int64`'s range: a row file may carry an absurd
+    /// duration (1e300 s), and converting that unclamped would trap. NaN counts as 0.
     static func milliseconds(_ seconds: Double) -> Int64 {
-        guard seconds.isFinite else { return 0 }
-        return Int64((seconds * 1000).rounded())
+        let value = (seconds * 1000).rounded()
+        if value.isNaN { return 0 }
+        if value >= 9.2e18 { return Int64.max }
+        if value <= -9.2e18 { return Int64.min }
+        return Int64(value)
     }
 
     /// Root first, as folded stacks are written: the build and the kind as the two outermost

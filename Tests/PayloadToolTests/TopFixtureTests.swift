@@ -173,3 +173,13 @@ enum TopFixtures {
                 """)
     }
 }
+
+@Suite struct TopDuplicates {
+    @Test func aDumpGivenTwiceCountsOnce() throws {
+        let once = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms] + (try TopFixtures.all()))
+        let twice = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms] + (try TopFixtures.all()) + (try TopFixtures.all()))
+        #expect(twice.status == 0)
+        #expect(twice.stdout == once.stdout)
+        #expect(twice.stderr.contains("note: 13 hang or crash rows read more than once"))
+    }
+}

@@ -270,3 +270,24 @@ private let symbolizer = CannedSymbolizer(
         #expect(crashFrame["offset"] as? Int == 0x10)
     }
 }
+
+@Suite struct AbsurdValues {
+    @Test func hugeAndNonFiniteWeightsNeitherTrapNorMisorder() {
+        let expander = StackExpander(symbolizer: symbolizer)
+        var tally = WorstStacksTally()
+        tally.add(StackOccurrence(build: 131, kind: .hang, rowKey: "a", weight: 1e300, stack: expander.expand([appFrame(0x200)])))
+        tally.add(StackOccurrence(build: 131, kind: .hang, rowKey: "b", weight: 1e300, stack: expander.expand([appFrame(0x200)])))
+        tally.add(StackOccurrence(build: 131, kind: .hang, rowKey: "c", weight: 1e16, stack: expander.expand([appFrame(0x400)])))
+        tally.add(StackOccurrence(build: 131, kind: .hang, rowKey: "d", weight: .nan, stack: expander.expand([appFrame(0x500)])))
+        tally.add(StackOccurrence(build: 131, kind: .hang, rowKey: "e", weight: 2, stack: expander.expand([appFrame(0x600)])))
+        #expect(
+            tally.ranked(build: 131).map(\.signature.text) == [
+                "ThreadView.body", "AppDelegate.run", "ChatStore.apply", "YuiApp.main",
+            ])
+        let text = WorstStacksReport.text(tally, builds: [131], count: 5)
+        #expect(text.contains("2.0 s x1 (max 2.0 s)   ChatStore.apply"))
+        #expect(text.contains("0.0 s x1 (max 0.0 s)   YuiApp.main"))
+        #expect(WorstStacksReport.json(tally, builds: [131], count: 5, crashWeight: 1).hasPrefix("{\n  \"builds\""))
+        #expect(WorstStacksReport.folded(tally, builds: [131]).contains("ThreadView.body 9223372036854775807\n"))
+    }
+}
