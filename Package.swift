@@ -35,5 +35,6 @@ let package = Package(
         .testTarget(name: "PayloadDecodeTests", dependencies: ["PayloadDecode"]),
         .testTarget(name: "StackSymbolizeTests", dependencies: ["StackSymbolize"]),
         .testTarget(name: "PayloadToolTests", dependencies: ["PayloadTool", "PayloadDecode", "StackSymbolize"]),
+        .testTarget(name: "RowStoreTests", dependencies: ["RowStore", "PayloadDecode", "PayloadTool"]),
     ]
 )
