@@ -94,10 +94,34 @@ declare
   i int;
 begin
   for i in 1 .. array_length(wanted, 1) loop
-    if not exists (
+    if exists (
       select 1 from pg_constraint
       where conrelid = 'public.yui_perf'::regclass and conname = wanted[i][1]
     ) then
+      continue;
+    end if;
+    -- The app's earlier migrations made the key and the owner under other names
+    -- (yui_perf_user_id_fkey, yui_perf_user_id_row_key_key, ...): a second copy would only cost.
+    if wanted[i][1] = 'yui_perf_user_fk' and exists (
+      select 1 from pg_constraint
+      where conrelid = 'public.yui_perf'::regclass and contype = 'f'
+        and confrelid = 'public.yui_users'::regclass
+        and conkey = array[(select attnum from pg_attribute
+                            where attrelid = 'public.yui_perf'::regclass and attname = 'user_id')]
+    ) then
+      continue;
+    end if;
+    if wanted[i][1] = 'yui_perf_user_row_key' and exists (
+      select 1 from pg_index x
+      where x.indrelid = 'public.yui_perf'::regclass and x.indisunique and x.indpred is null
+        and (select array_agg(a.attname::text order by k.ord)
+             from unnest(x.indkey::int2[]) with ordinality as k(attnum, ord)
+             join pg_attribute a on a.attrelid = x.indrelid and a.attnum = k.attnum)
+            = array['user_id', 'row_key']
+    ) then
+      continue;
+    end if;
+    if true then
       execute format('alter table public.yui_perf add constraint %I %s', wanted[i][1], wanted[i][2]);
     end if;
   end loop;

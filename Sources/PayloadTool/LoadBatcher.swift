@@ -123,7 +123,7 @@ final class LoadBatcher {
     private func describe(_ refusal: RefusedRow) -> String {
         guard let index = refusal.index else { return refusal.message }
         var text = "\(refusal.message) (row \(batchRowNumbers[index]), row_key \(batch[index].row_key))"
-        if refusal.constraint == "yui_perf_user_fk" {
+        if refusal.sqlState == "23503" {  // foreign_key_violation: the only foreign key is the owner
             text += "; user \(batch[index].user_id ?? "") is not in yui_users"
                 + (createUsers ? "" : " (on a test database, --create-users adds it)")
         }

@@ -103,6 +103,49 @@ struct RowDatabaseTests {
         #expect(try test.database.diagnosticRows(build: 129).isEmpty)
     }
 
+    @Test func theMigrationUpgradesTheAppsEarlierTableKeepingItsRows() throws {
+        let test = try TestDatabase(migrated: false)
+        try test.database.runScript(try TestServer.migrationSQL("bare_database.sql"))
+        // The table as the app's first migrations made it: seed section 5, then YUI-107's row_key.
+        try test.database.runScript("""
+            create table public.yui_perf (
+              id bigint generated always as identity primary key,
+              user_id uuid not null references public.yui_users(id) on delete cascade,
+              kind text not null check (kind in ('interval', 'memory', 'metrics', 'diagnostic')),
+              name text not null check (name ~ '^[a-z][a-z0-9_]{1,40}$'),
+              app_build int not null, app_version text not null, os text not null, device text not null,
+              promotion boolean not null default false, low_power boolean not null default false,
+              thermal smallint not null default 0,
+              period_start timestamptz not null, period_end timestamptz not null,
+              n int not null default 0, buckets int[], p50 real, p95 real, max real, value real, stack jsonb,
+              created_at timestamptz not null default now(),
+              check (period_end >= period_start));
+            alter table public.yui_perf add column row_key uuid;
+            alter table public.yui_perf add unique (user_id, row_key);
+            insert into public.yui_users values ('\(SampleRows.user)');
+            insert into public.yui_perf (user_id, kind, name, app_build, app_version, os, device,
+                                         period_start, period_end, value)
+              values ('\(SampleRows.user)', 'memory', 'mem_footprint', 125, '1.2', '26.6.2', 'iPhone17,2',
+                      '2025-09-26T00:00:00Z', '2025-09-26T00:00:30Z', 316.5);
+            """)
+        try test.database.runScript(try TestServer.migrationSQL("yui_perf.sql"))
+        try test.database.runScript(try TestServer.migrationSQL("yui_perf.sql"))
+
+        let phoneRow = try #require(try test.database.rows().first)
+        #expect(phoneRow.name == "mem_footprint" && phoneRow.value == 316.5 && phoneRow.row_key == "")
+        let rows = [SampleRows.metric("hang_rate", buckets: SampleRows.eighteenBuckets, value: 0.1)]
+        #expect(try test.database.insert(rows) == .stored(inserted: 1, duplicates: 0))
+        #expect(try test.database.insert(rows) == .stored(inserted: 0, duplicates: 1))
+        #expect(try test.database.rows(kind: "metrics") == rows)
+        var forged = SampleRows.metric("hang_rate", buckets: [1])
+        forged.row_key = UUID().uuidString.lowercased()
+        guard case let .refused(refusals) = try test.database.insert([forged]) else {
+            Issue.record("the upgraded table stored a row with 1 bucket")
+            return
+        }
+        #expect(refusals.map(\.constraint) == ["yui_perf_buckets_18"])
+    }
+
     @Test func aMissingTableIsAnErrorForTheWholeLoadNotARefusedRow() throws {
         let test = try TestDatabase()
         try test.database.runScript("drop table public.yui_perf")

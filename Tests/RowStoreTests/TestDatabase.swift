@@ -39,7 +39,8 @@ final class TestDatabase {
     let database: RowDatabase
     private let serverURL: String
 
-    init() throws {
+    /// - Parameter migrated: `false` leaves the database empty, for a test that builds an older table first.
+    init(migrated: Bool = true) throws {
         serverURL = try TestServer.url()
         name = "yui_perf_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         var components = try #require(URLComponents(string: serverURL), "\(TestServer.urlVariable) is not a URL")
@@ -48,8 +49,10 @@ final class TestDatabase {
         let server = try RowDatabase(url: serverURL)
         try server.runScript("create database \(name)")
         database = try RowDatabase(url: url)
-        try database.runScript(try TestServer.migrationSQL("bare_database.sql"))
-        try database.runScript(try TestServer.migrationSQL("yui_perf.sql"))
+        if migrated {
+            try database.runScript(try TestServer.migrationSQL("bare_database.sql"))
+            try database.runScript(try TestServer.migrationSQL("yui_perf.sql"))
+        }
     }
 
     deinit {
