@@ -202,3 +202,68 @@ struct LoadCommandTests {
         #expect(try test.database.rows() == [rows[0]])
     }
 }
+
+/// The built `payload-tool`, next to the test bundle in the build folder.
+func payloadToolBinary() throws -> URL {
+    let candidates = [
+        Bundle.main.executableURL?.deletingLastPathComponent().appendingPathComponent("payload-tool"),
+        TestServer.repositoryRoot.appendingPathComponent(".build/debug/payload-tool"),
+    ].compactMap { $0 }
+    return try #require(
+        candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) },
+        "payload-tool is not built (looked at \(candidates.map(\.path))); run swift build --build-tests")
+}
+
+/// Runs the real executable with `environment` added to this process's.
+func runBinary(_ arguments: [String], environment: [String: String] = [:]) throws -> CommandOutcome {
+    // Output goes to files, not pipes, so a chatty run can never fill a pipe and stall.
+    let scratch = try ScratchDirectory()
+    let outputPath = try scratch.file("stdout", "")
+    let errorPath = try scratch.file("stderr", "")
+    let process = Process()
+    process.executableURL = try payloadToolBinary()
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+    try process.run()
+    process.waitUntilExit()
+    return CommandOutcome(
+        status: process.terminationStatus, stdout: try String(contentsOfFile: outputPath, encoding: .utf8),
+        stderr: try String(contentsOfFile: errorPath, encoding: .utf8))
+}
+
+@Suite(.enabled(if: !TestServer.isSkipped, "YUI_PERF_SKIP_DB=1"))
+struct LoadBinaryTests {
+    @Test func theExecutableLoadsWithThePasswordFromPGPASSWORDAndNeverPrintsIt() throws {
+        let test = try TestDatabase()
+        try test.database.createUsers([SampleRows.user])
+        let (role, password) = try test.passwordRole()
+        let scratch = try ScratchDirectory()
+        var forged = SampleRows.diagnostic("hang", key: "00000000-0000-4000-8000-0000000000ff")
+        forged.user_id = "99999999-9999-4999-8999-999999999999"
+        let rows = [SampleRows.metric("fg_time", value: 3600), SampleRows.diagnostic("hang")]
+        let path = try scratch.file("rows.jsonl", try rowFile(rows))
+        let forgedPath = try scratch.file("forged.jsonl", try rowFile([forged]))
+
+        let loaded = try runBinary(
+            ["load", "--db", try test.url(role: role, password: nil), path], environment: ["PGPASSWORD": password])
+        #expect(loaded.status == 0, "\(loaded.stderr)")
+        #expect(loaded.stdout == "\(path): 2 rows: 2 inserted, 0 duplicate, 0 not stored\n")
+        #expect(try test.database.rows() == rows)
+
+        // A password in the URL, and a run with something to complain about: the password shows nowhere.
+        let urlWithPassword = try test.url(role: role, password: password)
+        let refused = try runBinary(["load", "--db", urlWithPassword, path, forgedPath])
+        #expect(refused.status == 1)
+        #expect(refused.stdout.hasSuffix("total: 3 rows: 0 inserted, 2 duplicate, 1 not stored\n"))
+        #expect(refused.stderr.contains("yui_perf_user_fk"))
+        let badPassword = try runBinary(["load", "--db", try test.url(role: role, password: "x" + password), path])
+        #expect(badPassword.status == 1)
+        #expect(badPassword.stderr.contains("\(role):***@"))
+        for outcome in [loaded, refused, badPassword] {
+            #expect(!outcome.stdout.contains(password) && !outcome.stderr.contains(password))
+        }
+    }
+}

@@ -55,9 +55,35 @@ final class TestDatabase {
         }
     }
 
+    private var roles: [String] = []
+
+    /// A role of its own that must log in with a password (scripts/with-postgres asks members of
+    /// `yui_perf_password_login` for one), allowed to load rows into this database's table.
+    /// - Returns: the role's name and password.
+    func passwordRole() throws -> (name: String, password: String) {
+        let role = "yui_perf_probe_" + UUID().uuidString.prefix(8).lowercased()
+        let password = "pw-" + UUID().uuidString.lowercased()
+        roles.append(role)
+        try database.runScript("""
+            create role \(role) login bypassrls password '\(password)' in role yui_perf_password_login;
+            grant select, insert on public.yui_perf to \(role);
+            """)
+        return (role, password)
+    }
+
+    /// This database's URL for another role, with or without a password in it.
+    func url(role: String, password: String?) throws -> String {
+        var components = try #require(URLComponents(string: url))
+        components.user = role
+        components.password = password
+        components.queryItems = components.queryItems?.filter { $0.name != "user" }
+        return try #require(components.string)
+    }
+
     deinit {
         if let server = try? RowDatabase(url: serverURL) {
             try? server.runScript("drop database if exists \(name) with (force)")
+            for role in roles { try? server.runScript("drop role if exists \(role)") }
         }
     }
 }
