@@ -90,10 +90,11 @@ func readRows(_ path: String, user: String? = nil) -> (rows: [Row], diagnostics:
 struct LoadCommandTests {
     static let user = "3f0c8a52-9d4e-4b1a-8c6f-1e2d3c4b5a69"
 
-    /// The shipped samples, every dump in `samples/`.
+    /// The shipped samples, every dump in `samples/` (`.json` and `.jsonl`; the folder also holds their generator).
     static func samples() throws -> [String] {
         let folder = TestServer.repositoryRoot.appendingPathComponent("samples")
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasPrefix(".") }.sorted()
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { $0.hasSuffix(".json") || $0.hasSuffix(".jsonl") }.sorted()
         try #require(!names.isEmpty, "no samples in \(folder.path)")
         return names.map { folder.appendingPathComponent($0).path }
     }
