@@ -82,7 +82,7 @@ enum LoadCommand {
 
         var total = LoadTally()
         var anyFailed = false
-        for file in options.files {
+        for (position, file) in options.files.enumerated() {
             let name = file == "-" ? "<stdin>" : file
             let batcher = LoadBatcher(
                 database: database, file: name, batchSize: options.batchSize, createUsers: options.createUsers)
@@ -105,7 +105,7 @@ enum LoadCommand {
                 // The database itself failed (connection lost, no table, no permission): every later
                 // input would fail the same way, so stop here and say what was left.
                 stderr.write("error: \(fatal.message)\n")
-                let skipped = options.files.count - (options.files.firstIndex(of: file) ?? 0) - 1
+                let skipped = options.files.count - position - 1
                 if skipped > 0 { stderr.write("error: stopped; \(skipped) more input\(skipped == 1 ? "" : "s") not loaded\n") }
                 anyFailed = true
                 break
