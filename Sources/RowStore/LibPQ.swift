@@ -38,10 +38,17 @@ final class PostgresConnection {
     ///   never the password (libpq does not echo it), but callers still redact it.
     /// The corresponding libpq function is `PQconnectdbParams`.
     init(url: String) throws(ServerError) {
-        // expand_dbname = 1 makes libpq read `dbname` as a full URL or key=value string, while the
-        // application name still shows in pg_stat_activity.
-        let keywords = ["dbname", "application_name"]
-        let values = [url, "payload-tool"]
+        // expand_dbname = 1 makes libpq read `dbname` as a full URL or key=value string; what it holds
+        // overrides the keywords before it, so these are defaults the URL can change. Without a
+        // connect_timeout libpq waits as long as TCP does (minutes) for a host that never answers.
+        var keywords = ["application_name"]
+        var values = ["payload-tool"]
+        if ProcessInfo.processInfo.environment["PGCONNECT_TIMEOUT"] == nil {
+            keywords.append("connect_timeout")
+            values.append("30")
+        }
+        keywords.append("dbname")
+        values.append(url)
         let handle = withCStringArray(keywords) { keywordPointers in
             withCStringArray(values) { valuePointers in
                 PQconnectdbParams(keywordPointers, valuePointers, 1)
