@@ -45,15 +45,13 @@ public final class RowDatabase {
         if rows.isEmpty { return .stored(inserted: 0, duplicates: 0) }
         var parameters: [[String?]] = []
         parameters.reserveCapacity(rows.count)
-        var unsendable: [RefusedRow] = []
-        for (index, row) in rows.enumerated() {
-            do {
-                parameters.append(try RowColumns.parameters(of: row))
-            } catch {
-                unsendable.append(RefusedRow(index: index, message: error.message, constraint: nil, sqlState: ""))
+        for row in rows {
+            guard let values = try? RowColumns.parameters(of: row) else {
+                // A row that cannot even be sent: the diagnosis names it (and any other).
+                return .refused(try diagnose(rows))
             }
+            parameters.append(values)
         }
-        if !unsendable.isEmpty { return .refused(try diagnose(rows)) }
 
         let batchError: ServerError
         do {
@@ -61,8 +59,9 @@ public final class RowDatabase {
         } catch {
             batchError = error
         }
-        try rollback()
-        guard batchError.isAboutTheRow else { throw failure("cannot insert rows", batchError) }
+        // A failed rollback after a lost connection must not hide why the batch failed.
+        try? run("rollback")
+        guard batchError.isAboutTheRow, connection.isOpen else { throw failure("cannot insert rows", batchError) }
         return .refused(try diagnose(rows))
     }
 
@@ -103,7 +102,7 @@ public final class RowDatabase {
             }
             try run("rollback")
         } catch {
-            try? rollback()
+            try? run("rollback")
             throw failure("cannot insert rows", error)
         }
         if refused.isEmpty {
@@ -178,7 +177,7 @@ public final class RowDatabase {
             result = try connection.execute(sql, parameters: [kind, build.map(String.init), userID])
             try run("commit")
         } catch {
-            try? rollback()
+            try? run("rollback")
             throw failure("cannot read rows", error)
         }
         var rows: [Row] = []
@@ -193,14 +192,6 @@ public final class RowDatabase {
 
     private func run(_ sql: String) throws(ServerError) {
         _ = try connection.execute(sql)
-    }
-
-    private func rollback() throws(RowStoreError) {
-        do {
-            try run("rollback")
-        } catch {
-            throw failure("cannot roll back", error)
-        }
     }
 
     private func failure(_ what: String, _ error: ServerError) -> RowStoreError {
