@@ -36,5 +36,6 @@ let package = Package(
         .testTarget(name: "StackSymbolizeTests", dependencies: ["StackSymbolize"]),
         .testTarget(name: "PayloadToolTests", dependencies: ["PayloadTool", "PayloadDecode", "StackSymbolize"]),
         .testTarget(name: "StackSignatureTests", dependencies: ["StackSignature", "PayloadDecode", "StackSymbolize"]),
+        .testTarget(name: "RowStoreTests", dependencies: ["RowStore", "PayloadDecode", "PayloadTool"]),
     ]
 )
