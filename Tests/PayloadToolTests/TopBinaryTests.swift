@@ -49,3 +49,18 @@ import Testing
         #expect(binary.stderr.contains("'--count'"))
     }
 }
+
+@Suite struct TopTestSetScript {
+    /// The committed test set is exactly what `scripts/make-top-testset` writes from the fixtures.
+    @Test func theCommittedTestSetIsWhatTheScriptWrites() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", TopFixtures.repository.appendingPathComponent("scripts/make-top-testset").path, "--check"]
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(message)")
+    }
+}
