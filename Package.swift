@@ -34,7 +34,9 @@ let package = Package(
         .executableTarget(name: "payload-tool", dependencies: ["PayloadTool"]),
         .testTarget(name: "PayloadDecodeTests", dependencies: ["PayloadDecode"]),
         .testTarget(name: "StackSymbolizeTests", dependencies: ["StackSymbolize"]),
-        .testTarget(name: "PayloadToolTests", dependencies: ["PayloadTool", "PayloadDecode", "StackSymbolize"]),
+        .testTarget(name: "PayloadToolTests", dependencies: ["PayloadTool", "PayloadDecode", "StackSymbolize", "RowStore"]),
+        .testTarget(name: "StackSignatureTests", dependencies: ["StackSignature", "PayloadDecode", "StackSymbolize"]),
+        .testTarget(name: "RowStoreTests", dependencies: ["RowStore", "PayloadDecode", "PayloadTool"]),
         .testTarget(
             name: "BadInputTests", dependencies: ["PayloadTool", "PayloadDecode", "StackSymbolize"],
             exclude: ["Corpus"]),
