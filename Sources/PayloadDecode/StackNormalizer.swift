@@ -75,11 +75,16 @@ struct StackNormalizer {
         // Walk one path root → leaf without recursion; the depth limit is checked per step.
         var path: [RawFrame] = []
         var position = orientation == .sampleTree ? heaviest(roots, key: stackKey) : 0
+        let rootPosition = position
         var node = roots[position]
         var key = "\(stackKey)[\(position)]"
         while true {
             if path.count >= maxDepth {
-                outcome.error = (key, "subFrames nested deeper than \(maxDepth) frames (MetricKit writes at most \(maxDepth))")
+                // The place names the root frame, not 130 × ".subFrames[0]".
+                outcome.error = (
+                    "\(stackKey)[\(rootPosition)] and \(maxDepth) levels of subFrames below it",
+                    "subFrames nested deeper than \(maxDepth) frames (MetricKit writes at most \(maxDepth))"
+                )
                 return outcome
             }
             guard document.kind(node) == .object else {
