@@ -67,6 +67,43 @@ import Testing
         #expect(run.stdout.split(separator: "\n").count == 2)
     }
 
+    /// A 1 GiB line on standard input (a pipe, so nothing touches the disk) is skipped without
+    /// being held: the lines around it are converted, and the process never holds the line.
+    @Test func oneGigabyteLineIsSkippedWithoutHoldingIt() throws {
+        let good = hangPayload(frames: [("YuiApp", "4C4C4C4C-5555-3144-A1B2-000000000130", 4096)])
+            .split(separator: "\n").joined() + "\n"
+        var descriptors: [Int32] = [0, 0]
+        try #require(pipe(&descriptors) == 0)
+        let writeEnd = descriptors[1]
+        let writer = Thread {
+            func send(_ bytes: [UInt8]) {
+                var offset = 0
+                while offset < bytes.count {
+                    let written = bytes.withUnsafeBytes { write(writeEnd, $0.baseAddress! + offset, bytes.count - offset) }
+                    if written <= 0 { return }
+                    offset += written
+                }
+            }
+            send(Array(good.utf8))
+            send(Array(#"{"pad": ""#.utf8))
+            let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20)
+            for _ in 0..<1024 { send(chunk) }
+            send(Array("\"}\n".utf8))
+            send(Array(good.utf8))
+            close(writeEnd)
+        }
+        writer.start()
+        let standardInput = FileHandle(fileDescriptor: descriptors[0], closeOnDealloc: true)
+        let run = runTool(["rows", "--format", "jsonl", "-"], stdin: standardInput)
+        #expect(run.status == 1)
+        #expect(run.stderrLines.contains { $0.contains("<stdin>: line 2: longer than") && $0.contains("skipped") }, "\(run.stderr)")
+        #expect(run.stdout.split(separator: "\n").count == 2)
+        // Peak memory of the whole test process: holding the line would take it past 1 GiB.
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #expect(usage.ru_maxrss < 900 * 1024, "peak RSS \(usage.ru_maxrss) KiB")
+    }
+
     /// A single JSON document past the file limit is refused, not read into memory whole.
     @Test func documentLargerThanTheLimitIsRefused() throws {
         let scratch = try ScratchFolder("big-file")
