@@ -64,6 +64,9 @@ struct TopRanking {
     private var missingByBuild: [Int: Set<MissingDebugFile>] = [:]
     /// Builds whose folder could not be opened: already warned about as a whole.
     private var buildsWithoutFolder: Set<Int> = []
+    /// Why a build's debug file for a UUID could not be opened (corrupt DWARF, a cut file), so the
+    /// note about missing debug files can say it instead of just "no debug file".
+    private var openFailures: [Int: (String) -> String?] = [:]
     /// (user, row key) of every hang and crash counted: a row read twice (a dump given twice, or
     /// a dump and the row file made from it) counts once, as the table stores it once.
     private var counted: Set<String> = []
@@ -109,6 +112,9 @@ struct TopRanking {
             let list = missing.sorted().map { "\($0.image ?? "?") \($0.uuid)" }.joined(separator: ", ")
             let images = missing.count == 1 ? "1 image" : "\(missing.count) images"
             stderr.write("note: build \(build): no debug file for \(images), shown as image+0xOFFSET: \(list)\n")
+            for file in missing.sorted() {
+                if let failure = openFailures[build]?(file.uuid) { stderr.write("warning: build \(build): \(failure)\n") }
+            }
         }
     }
 
@@ -119,6 +125,9 @@ struct TopRanking {
         do {
             let opened = try TopDebugFiles.open(root: options.dsymsRoot, build: build)
             symbolizer = opened.symbolizer
+            if let files = opened.symbolizer as? BuildSymbolizer {
+                openFailures[build] = { uuid in files.openFailure(uuid: uuid).map(String.init(describing:)) }
+            }
             for problem in opened.problems { stderr.write("warning: build \(build): \(problem)\n") }
         } catch {
             stderr.write("warning: build \(build): \(error); its frames stay image+0xOFFSET\n")
