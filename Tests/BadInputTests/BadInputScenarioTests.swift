@@ -275,6 +275,13 @@ import Testing
         #expect(symbols.contains { ($0["function"] as? String)?.contains("widest") == true }, "\(symbols)")
         #expect(frames[1]["status"] as? String == "missingDebugFile", "\(frames[1])")
 
+        // `top` ranks with the good file's names and says why the broken ones were not used.
+        let ranked = runTool(["top", "--dsyms", root, payload])
+        #expect(ranked.status == 0, "\(ranked.stderr)")
+        #expect(ranked.stdout.contains("layout.widest <- YuiApp+0x4010"), "\(ranked.stdout)")
+        #expect(ranked.stderrLines.contains { $0.contains(cutDWARF + ": corrupt DWARF") }, "\(ranked.stderr)")
+        #expect(ranked.stderrLines.contains { $0.contains(overlapping + ": fat slice 1 overlaps") }, "\(ranked.stderr)")
+
         // `dsyms` lists the good files and names each broken one.
         let listed = runTool(["dsyms", "--dsyms", root, "130"])
         #expect(listed.stdout.contains("4C4C4C4C-5555-3144-A1B2-0000000B0130"))
