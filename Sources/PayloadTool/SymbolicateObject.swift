@@ -57,6 +57,11 @@ enum SymbolicateObject {
         do {
             symbolizer = try BuildSymbolizer(debugFiles: [object])
             for problem in symbolizer.problems { stderr.write("warning: \(problem)\n") }
+            guard !symbolizer.debugFiles.isEmpty else {
+                // A folder without debug files, a FIFO, /dev/zero: say so rather than "has 0 slices".
+                stderr.write("error: \(object): no debug file (Mach-O, .dSYM bundle or ELF) found\n")
+                return PayloadTool.exitFailure
+            }
             answers = try symbolizer.lookup(addresses: addresses, uuid: uuid, offsets: offsets)
         } catch {
             stderr.write("error: \(error)\n")
