@@ -271,6 +271,14 @@ enum MachOReader {
             if sectionName == "__debug_str_offs" { elfName = ".debug_str_offsets" }
             slice.dwarfSections.append(
                 DWARFSection(elfName: elfName, fileOffset: base + Int(offset), size: Int(length)))
+            // The lift copies every section: overlapping sections would multiply a file's size in
+            // memory (255 sections over a 1 GB dSYM), so together they must fit in the slice.
+            let dwarfBytes = slice.dwarfSections.reduce(0) { $0 + $1.size }
+            guard dwarfBytes <= slice.sliceSize else {
+                throw SymbolizeError(
+                    path: view.path,
+                    "the __DWARF sections claim \(dwarfBytes) bytes, more than the slice's \(slice.sliceSize) (they overlap)")
+            }
         }
     }
 
