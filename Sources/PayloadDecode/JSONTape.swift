@@ -167,7 +167,20 @@ final class JSONParser {
         var i = from + 1
         var escaped = false
         while true {
-            // The common case: plain bytes up to the closing quote.
+            // The common case: plain bytes up to the closing quote, eight at a time while no byte
+            // is a quote, a backslash or a control character (SWAR: a zero byte marks a hit).
+            while i + 8 <= count {
+                let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                let ones: UInt64 = 0x0101_0101_0101_0101
+                let highs: UInt64 = 0x8080_8080_8080_8080
+                let quote = word ^ (ones &* 0x22)
+                let backslash = word ^ (ones &* 0x5c)
+                let hasQuote = (quote &- ones) & ~quote & highs
+                let hasBackslash = (backslash &- ones) & ~backslash & highs
+                let hasControl = (word &- ones &* 0x20) & ~word & highs
+                if hasQuote | hasBackslash | hasControl != 0 { break }
+                i += 8
+            }
             while i < count {
                 let c = base[i]
                 if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 { break }
