@@ -4,18 +4,24 @@ import Foundation
 /// sorted by their UTF-8 bytes, strings with escapes decoded and re-escaped minimally, numbers in
 /// one spelling (`1.0`, `1` and `1e0` agree). So re-indenting a dump or reordering its keys, which
 /// `NSJSONSerialization` does freely, never changes a row's key.
-struct CanonicalForm {
-    /// Staging for the hash: filled, hashed and emptied in 64 KB steps, so a large payload never
-    /// needs its whole canonical text in memory.
-    private var bytes: [UInt8] = []
+final class CanonicalForm {
+    /// Staging for the hash, written through a raw pointer (no uniqueness check per byte) and
+    /// hashed and emptied whenever it fills, so a large payload never needs its whole canonical
+    /// text in memory.
+    private let capacity = 1 << 16
+    private let staging: UnsafeMutablePointer<UInt8>
+    private var count = 0
     private var hasher = SHA1()
     /// Member (key, value) indices of the objects being written, innermost last; sorted in place.
     private var members: [(key: Int, value: Int)] = []
 
+    init() { staging = .allocate(capacity: capacity) }
+    deinit { staging.deallocate() }
+
     /// The SHA-1 of the canonical text of the value at `index`. Recursion is bounded by the
     /// parser's nesting limit.
-    mutating func digest(of document: JSONDocument, at index: Int) -> [UInt8] {
-        bytes.removeAll(keepingCapacity: true)
+    func digest(of document: JSONDocument, at index: Int) -> [UInt8] {
+        count = 0
         members.removeAll(keepingCapacity: true)
         hasher = SHA1()
         document.nodes.withUnsafeBufferPointer { nodes in
@@ -25,30 +31,48 @@ struct CanonicalForm {
         return hasher.finish()
     }
 
-    private mutating func flush() {
-        bytes.withUnsafeBytes { hasher.update($0) }
-        bytes.removeAll(keepingCapacity: true)
+    private func flush() {
+        hasher.update(UnsafeRawBufferPointer(start: staging, count: count))
+        count = 0
     }
 
-    private mutating func append(_ document: JSONDocument, _ nodes: UnsafeBufferPointer<JSONNode>, _ index: Int) {
-        if bytes.count >= 1 << 16 { flush() }
+    @inline(__always) private func byte(_ value: UInt8) {
+        if count == capacity { flush() }
+        staging[count] = value
+        count += 1
+    }
+
+    private func bytes(_ source: UnsafeBufferPointer<UInt8>) {
+        if source.count > capacity - count {
+            flush()
+            if source.count > capacity {
+                hasher.update(UnsafeRawBufferPointer(source))
+                return
+            }
+        }
+        if let base = source.baseAddress { (staging + count).update(from: base, count: source.count) }
+        count += source.count
+    }
+
+    private func bytes(_ source: [UInt8]) { source.withUnsafeBufferPointer { bytes($0) } }
+
+    private func append(_ document: JSONDocument, _ nodes: UnsafeBufferPointer<JSONNode>, _ index: Int) {
         let node = nodes[index]
         switch node.kind {
-        case .null: bytes.append(contentsOf: [0x6e, 0x75, 0x6c, 0x6c])
-        case .bool:
-            if node.flag { bytes.append(contentsOf: [0x74, 0x72, 0x75, 0x65]) } else { bytes.append(contentsOf: [0x66, 0x61, 0x6c, 0x73, 0x65]) }
+        case .null: bytes([0x6e, 0x75, 0x6c, 0x6c])
+        case .bool: bytes(node.flag ? [0x74, 0x72, 0x75, 0x65] : [0x66, 0x61, 0x6c, 0x73, 0x65])
         case .number: appendNumber(UnsafeBufferPointer(start: document.base + Int(node.start), count: Int(node.length)))
         case .string: appendString(document, nodes, index)
         case .array:
-            bytes.append(UInt8(ascii: "["))
+            byte(UInt8(ascii: "["))
             var element = index + 1
             let end = Int(node.next)
             while element < end {
-                if element != index + 1 { bytes.append(UInt8(ascii: ",")) }
+                if element != index + 1 { byte(UInt8(ascii: ",")) }
                 append(document, nodes, element)
                 element = Int(nodes[element].next)
             }
-            bytes.append(UInt8(ascii: "]"))
+            byte(UInt8(ascii: "]"))
         case .object:
             let first = members.count
             var key = index + 1
@@ -61,15 +85,15 @@ struct CanonicalForm {
             }
             // NSJSONSerialization writes keys in hash order; sort this object's members in place.
             if !sorted { members[first...].sort { Self.keyPrecedes(document, nodes, $0.key, $1.key) } }
-            bytes.append(UInt8(ascii: "{"))
+            byte(UInt8(ascii: "{"))
             for position in first..<members.count {
-                if position != first { bytes.append(UInt8(ascii: ",")) }
+                if position != first { byte(UInt8(ascii: ",")) }
                 let member = members[position]
                 appendString(document, nodes, member.key)
-                bytes.append(UInt8(ascii: ":"))
+                byte(UInt8(ascii: ":"))
                 append(document, nodes, member.value)
             }
-            bytes.append(UInt8(ascii: "}"))
+            byte(UInt8(ascii: "}"))
             members.removeSubrange(first...)
         }
     }
@@ -86,32 +110,35 @@ struct CanonicalForm {
         return document.decodedStringBytes(lhs).lexicographicallyPrecedes(document.decodedStringBytes(rhs))
     }
 
-    private mutating func appendNumber(_ raw: UnsafeBufferPointer<UInt8>) {
-        let isPlainInteger = !raw.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
+    private func appendNumber(_ raw: UnsafeBufferPointer<UInt8>) {
+        var isPlainInteger = true
+        for c in raw where c == UInt8(ascii: ".") || c == UInt8(ascii: "e") || c == UInt8(ascii: "E") {
+            isPlainInteger = false
+            break
+        }
         if isPlainInteger {
             if raw.count == 2 && raw[0] == UInt8(ascii: "-") && raw[1] == UInt8(ascii: "0") {
-                bytes.append(UInt8(ascii: "0"))
+                byte(UInt8(ascii: "0"))
             } else {
-                bytes.append(contentsOf: raw)
+                bytes(raw)
             }
             return
         }
-        guard let value = parseDouble(raw) else {
-            bytes.append(contentsOf: raw)
-            return
-        }
-        bytes.append(contentsOf: Array(NumberText.shortest(value).utf8))
+        guard let value = parseDouble(raw) else { return bytes(raw) }
+        bytes(Array(NumberText.shortest(value).utf8))
     }
 
-    private mutating func appendString(_ document: JSONDocument, _ nodes: UnsafeBufferPointer<JSONNode>, _ index: Int) {
+    private func appendString(_ document: JSONDocument, _ nodes: UnsafeBufferPointer<JSONNode>, _ index: Int) {
         let node = nodes[index]
-        bytes.append(UInt8(ascii: "\""))
+        byte(UInt8(ascii: "\""))
         if !node.flag {
-            bytes.append(contentsOf: UnsafeBufferPointer(start: document.base + Int(node.start), count: Int(node.length)))
+            bytes(UnsafeBufferPointer(start: document.base + Int(node.start), count: Int(node.length)))
         } else {
-            JSONText.appendEscaped(document.decodedStringBytes(index), to: &bytes)
+            var escaped: [UInt8] = []
+            JSONText.appendEscaped(document.decodedStringBytes(index), to: &escaped)
+            bytes(escaped)
         }
-        bytes.append(UInt8(ascii: "\""))
+        byte(UInt8(ascii: "\""))
     }
 }
 

@@ -17,7 +17,7 @@ struct RowContext {
 final class PayloadConverter {
     let options: ConversionOptions
     let file: String
-    private var canonical = CanonicalForm()
+    private let canonical = CanonicalForm()
     private var issues: [InputDiagnostic] = []
     private var place = ""
     private var failed = false

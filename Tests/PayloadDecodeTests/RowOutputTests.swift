@@ -27,6 +27,27 @@ import Testing
         #expect(convert(respelled).rows.map(\.row_key) == original.map(\.row_key))
     }
 
+    /// The key recomputed from an independent canonical text (Foundation's sorted-keys writer)
+    /// agrees, also for a payload whose canonical text is larger than the hashing buffer.
+    @Test func keyIsVersion5OfTheCanonicalDigestNameIndexAndUser() throws {
+        let diagnostic = try String(contentsOfFile: Samples.path("diagnostic-single-hang.json"), encoding: .utf8)
+        let text = diagnosticPayload("\"hangDiagnostics\" : [ " + Array(repeating: diagnostic, count: 20).joined(separator: ", ") + " ]")
+        var options = ConversionOptions()
+        options.userID = "0b9c7d3e-1f2a-4b5c-8d6e-7f8091a2b3c4"
+        let rows = convert(text, options: options).rows
+        #expect(rows.count == 20)
+        let object = try JSONSerialization.jsonObject(with: Data(text.utf8))
+        let canonical = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        #expect(canonical.count > 1 << 16)
+        var hasher = SHA1()
+        canonical.withUnsafeBytes { hasher.update($0) }
+        let digest = hasher.finish()
+        for (ordinal, row) in rows.enumerated() {
+            let name = digest + Array("\nhang\n\(ordinal)\n\(options.userID!)".utf8)
+            #expect(row.row_key == NameBasedUUID.make(namespace: NameBasedUUID.rowKeyNamespace, name: name))
+        }
+    }
+
     @Test func keysDependOnContentNameIndexAndUser() throws {
         let rows = try convertFile(Samples.path("diagnostics-ios18-crashes-hang.json")).rows
         #expect(Set(rows.map(\.row_key)).count == rows.count)
