@@ -1,12 +1,132 @@
 import Foundation
+import PayloadDecode
+import StackSymbolize
 
-/// `payload-tool dsyms`. Scaffolding: replaced by the command's implementation.
+/// `payload-tool dsyms BUILD [FILE...]`: the debug files and UUIDs found for a build and, given
+/// inputs, which of their frames' UUIDs have none.
 enum DsymsCommand {
+    static let usage = "Usage: payload-tool dsyms [--dsyms ROOT] [--json] BUILD [FILE...]"
+
+    static let help = """
+        OVERVIEW: List the debug files and UUIDs of a build, and the UUIDs of inputs that have none.
+
+        \(usage)
+
+        ARGUMENTS:
+          <BUILD>                 The build folder's name under the root, e.g. 130.
+          <FILE>                  Payload dumps or row files whose frames to check; '-' reads standard input.
+
+        OPTIONS:
+          --dsyms ROOT            Debug-file root (default: $YUI_DSYMS, else ~/.yui-dsyms).
+          --json                  Machine output (stable, sorted keys, snake_case).
+          -h, --help              Show help information.
+
+        """
+
+    struct JSONFile: Codable {
+        var arch: String
+        var kind: String
+        var path: String
+        var uuids: [String]
+    }
+
+    struct JSONMissing: Codable {
+        var frames: Int
+        var images: [String]
+        var uuid: String
+    }
+
+    struct JSONReport: Codable {
+        var build: String
+        var build_folder: String
+        var debug_files: [JSONFile]
+        var frames_checked: Int
+        var frames_covered: Int
+        var missing: [JSONMissing]
+        var problems: [String]
+    }
+
     static func run(
         arguments: [String], stdin: FileHandle, stdout: inout some TextOutputStream,
         stderr: inout some TextOutputStream
     ) -> Int32 {
-        stderr.write("error: 'dsyms' is not built yet\n")
-        return PayloadTool.exitFailure
+        let parsed: CommandArguments
+        do {
+            parsed = try CommandArguments(arguments, options: [.value("--dsyms"), .flag("--json")])
+            if parsed.wantsHelp {
+                stdout.write(help)
+                return PayloadTool.exitSuccess
+            }
+            guard !parsed.positionals.isEmpty else { throw UsageError(message: "Missing build.") }
+        } catch let error as UsageError {
+            return reportUsage(error, command: "dsyms", usage: usage, to: &stderr)
+        } catch {
+            return PayloadTool.exitFailure
+        }
+        let build = parsed.positionals[0]
+        let folder: String
+        let symbolizer: BuildSymbolizer
+        do {
+            folder = try BuildSymbolizer.buildFolder(root: parsed.value("--dsyms"), build: build)
+            symbolizer = try BuildSymbolizer(buildFolder: folder)
+        } catch {
+            stderr.write("error: \(error)\n")
+            return PayloadTool.exitFailure
+        }
+        var failed = false
+        for problem in symbolizer.problems { stderr.write("warning: \(problem)\n") }
+        // UUID → (frames, images) for frames without a debug file.
+        var missing: [String: (frames: Int, images: Set<String>)] = [:]
+        var missingOrder: [String] = []
+        var checked = 0
+        var covered = 0
+        for input in parsed.positionals.dropFirst() {
+            var diagnostics: [InputDiagnostic] = []
+            let ok = RowSource.readRows(
+                path: input, options: ConversionOptions(), standardInput: stdin, report: { diagnostics.append($0) },
+                emit: { row in
+                    for frame in row.stack ?? [] {
+                        checked += 1
+                        let uuid = frame.uuid ?? "(none)"
+                        if let known = frame.uuid, symbolizer.hasDebugFile(uuid: known) {
+                            covered += 1
+                            continue
+                        }
+                        if missing[uuid] == nil { missingOrder.append(uuid) }
+                        missing[uuid, default: (0, [])].frames += 1
+                        if let image = frame.image { missing[uuid]!.images.insert(image) }
+                    }
+                })
+            for diagnostic in diagnostics { stderr.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") }
+            if !ok { failed = true }
+        }
+        let hasInputs = parsed.positionals.count > 1
+        if parsed.flag("--json") {
+            let report = JSONReport(
+                build: build, build_folder: folder,
+                debug_files: symbolizer.debugFiles.map { JSONFile(arch: $0.arch, kind: $0.kind.rawValue, path: $0.path, uuids: $0.uuids) },
+                frames_checked: checked, frames_covered: covered,
+                missing: missingOrder.map { JSONMissing(frames: missing[$0]!.frames, images: missing[$0]!.images.sorted(), uuid: $0) },
+                problems: symbolizer.problems.map(\.description))
+            stdout.write(SymbolicateOutput.encode(report))
+        } else {
+            stdout.write("Debug files for build \(build) (\(folder)):\n")
+            for file in symbolizer.debugFiles {
+                stdout.write("  \(file.uuids.joined(separator: " ")) \(file.arch) \(file.kind.rawValue) \(file.path)\n")
+            }
+            if hasInputs {
+                stdout.write("Frames checked: \(checked), with a debug file: \(covered)\n")
+                if missing.isEmpty {
+                    stdout.write("Every UUID has a debug file.\n")
+                } else {
+                    stdout.write("UUIDs without a debug file:\n")
+                    for uuid in missingOrder {
+                        let entry = missing[uuid]!
+                        stdout.write("  \(uuid) \(entry.images.sorted().joined(separator: ",")) (\(entry.frames) frames)\n")
+                    }
+                }
+            }
+        }
+        return failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
     }
 }

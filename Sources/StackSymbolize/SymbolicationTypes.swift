@@ -61,12 +61,18 @@ public struct SymbolicatedFrame: Sendable, Hashable, Codable {
     public var debugFile: String?
     /// Innermost first; empty unless `status` is `symbolicated` or `symbolTable`.
     public var frames: [SourceFrame]
+    /// Start address of the outermost function (DWARF range or symbol), for `function + offset`.
+    public var functionStart: UInt64?
 
-    public init(request: FrameRequest, status: Status, lookupAddress: UInt64?, debugFile: String?, frames: [SourceFrame]) {
+    public init(
+        request: FrameRequest, status: Status, lookupAddress: UInt64?, debugFile: String?, frames: [SourceFrame],
+        functionStart: UInt64? = nil
+    ) {
         self.request = request
         self.status = status
         self.lookupAddress = lookupAddress
         self.debugFile = debugFile
         self.frames = frames
+        self.functionStart = functionStart
     }
 }

@@ -1,0 +1,72 @@
+import Foundation
+import StackSymbolize
+
+/// The three output layouts of `symbolicate`: text in the layout of Apple's crash reports, JSON,
+/// and folded stacks.
+enum SymbolicateOutput {
+    static func hex(_ value: UInt64) -> String { "0x" + String(value, radix: 16) }
+
+    private static func padded(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+    }
+
+    /// `0   YuiApp    0x0000000100004f20 YuiLines.parse + 32 (YuiLines.swift:42)`, one line per
+    /// source frame (inlined ones marked), or `image + offset` with the reason when unsymbolicated.
+    static func textLines(index: Int, image: String, address: UInt64, frame: SymbolicatedFrame) -> String {
+        let prefix = padded(String(index), 4) + padded(image, 24) + String(format: "0x%016llx ", address)
+        if frame.frames.isEmpty {
+            let reason: String
+            switch frame.status {
+            case .missingDebugFile: reason = "[no debug file for UUID \(frame.request.uuid ?? "(none)")]"
+            default: reason = "[no symbol at \(hex(frame.lookupAddress ?? address))]"
+            }
+            return prefix + "\(image) + \(frame.request.offset) \(reason)\n"
+        }
+        var text = ""
+        for source in frame.frames {
+            text += prefix + source.simplifiedName
+            if !source.isInlined, let start = frame.functionStart, let lookup = frame.lookupAddress, lookup >= start {
+                text += " + \(lookup - start)"
+            }
+            if let file = source.file {
+                let name = (file as NSString).lastPathComponent
+                text += " (\(name):\(source.line ?? 0))"
+            }
+            if source.isInlined { text += " [inlined]" }
+            if frame.status == .symbolTable { text += " [symbol table]" }
+            text += "\n"
+        }
+        return text
+    }
+
+    /// Folded-stack names of one frame, outermost first.
+    static func foldedNames(image: String, frame: SymbolicatedFrame) -> [String] {
+        if frame.frames.isEmpty { return ["\(image)+\(hex(frame.request.offset))"] }
+        return frame.frames.reversed().map { $0.simplifiedName.replacingOccurrences(of: ";", with: ",") }
+    }
+
+    struct JSONSource: Codable {
+        var file: String?
+        var function: String
+        var inlined: Bool
+        var line: Int?
+        var linkage_name: String?
+        var simplified_name: String
+
+        init(_ source: SourceFrame) {
+            file = source.file
+            function = source.function
+            inlined = source.isInlined
+            line = source.line
+            linkage_name = source.linkageName
+            simplified_name = source.simplifiedName
+        }
+    }
+
+    static func encode<T: Encodable>(_ value: T) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return "[]\n" }
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import PayloadDecode
+import StackSymbolize
+
+/// `symbolicate FILE...`: every diagnostic row's stack, against its build's debug files.
+enum SymbolicateStacks {
+    struct JSONFrame: Codable {
+        var debug_file: String?
+        var image: String?
+        var index: Int
+        var lookup_address: String?
+        var offset: UInt64
+        var status: String
+        var symbols: [SymbolicateOutput.JSONSource]
+        var uuid: String?
+    }
+
+    struct JSONStack: Codable {
+        var app_build: Int
+        var build_folder: String?
+        var frames: [JSONFrame]
+        var kind: String
+        var name: String
+        var row_key: String
+    }
+
+    /// The requests of one row's stack: frame 0 is the interrupted instruction, the rest return addresses.
+    static func requests(_ stack: [StackFrame]) -> [FrameRequest] {
+        stack.enumerated().map { index, frame in
+            FrameRequest(image: frame.image, uuid: frame.uuid, offset: frame.offset, isReturnAddress: index > 0)
+        }
+    }
+
+    static func run(
+        inputs: [String], root: String?, build: String?, stdin: FileHandle, format: SymbolicateCommand.Format,
+        stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
+    ) -> Int32 {
+        var failed = false
+        var symbolizers: [String: BuildSymbolizer?] = [:]
+        var reportedMissing: Set<String> = []
+        var jsonStacks: [JSONStack] = []
+        var folded: [String: Int] = [:]
+        var foldedOrder: [String] = []
+        var stackCount = 0
+        var diagnostics: [InputDiagnostic] = []
+
+        func symbolizer(for buildName: String, stderr: inout some TextOutputStream) -> (BuildSymbolizer?, String?) {
+            let folder: String
+            do {
+                folder = try BuildSymbolizer.buildFolder(root: root, build: buildName)
+            } catch {
+                if reportedMissing.insert("build \(buildName)").inserted { stderr.write("error: \(error)\n") }
+                return (nil, nil)
+            }
+            if let known = symbolizers[folder] { return (known, folder) }
+            var made: BuildSymbolizer?
+            do {
+                made = try BuildSymbolizer(buildFolder: folder)
+                for problem in made!.problems { stderr.write("warning: \(problem)\n") }
+            } catch {
+                stderr.write("warning: no debug files for build \(buildName): \(error)\n")
+            }
+            symbolizers[folder] = made
+            return (made, folder)
+        }
+
+        for input in inputs {
+            var rows: [Row] = []
+            let ok = RowSource.readRows(
+                path: input, options: ConversionOptions(), standardInput: stdin,
+                report: { diagnostics.append($0) }, emit: { rows.append($0) })
+            for diagnostic in diagnostics { stderr.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") }
+            diagnostics.removeAll()
+            if !ok { failed = true }
+            for row in rows {
+                guard let stack = row.stack, !stack.isEmpty else { continue }
+                let buildName = build ?? String(row.app_build)
+                let (symbolizer, folder) = symbolizer(for: buildName, stderr: &stderr)
+                let requests = requests(stack)
+                let answers =
+                    symbolizer?.symbolicate(requests)
+                    ?? requests.map {
+                        SymbolicatedFrame(request: $0, status: .missingDebugFile, lookupAddress: nil, debugFile: nil, frames: [])
+                    }
+                for answer in answers where answer.status == .missingDebugFile {
+                    let uuid = answer.request.uuid ?? "(none)"
+                    if symbolizer != nil, reportedMissing.insert(uuid).inserted {
+                        var message = "warning: no debug file for UUID \(uuid) (image \(answer.request.image ?? "?")) in \(folder ?? buildName)"
+                        if let failure = symbolizer?.openFailure(uuid: uuid) { message += ": \(failure)" }
+                        stderr.write(message + "\n")
+                    }
+                }
+                switch format {
+                case .text:
+                    if stackCount > 0 { stdout.write("\n") }
+                    stdout.write("\(row.name) \(row.row_key) build \(row.app_build) (\(row.period_start))\n")
+                    for (index, answer) in answers.enumerated() {
+                        let image = answer.request.image ?? "???"
+                        let address = answer.lookupAddress ?? answer.request.offset
+                        stdout.write(SymbolicateOutput.textLines(index: index, image: image, address: address, frame: answer))
+                    }
+                case .json:
+                    jsonStacks.append(
+                        JSONStack(
+                            app_build: row.app_build, build_folder: folder,
+                            frames: answers.enumerated().map { index, answer in
+                                JSONFrame(
+                                    debug_file: answer.debugFile, image: answer.request.image, index: index,
+                                    lookup_address: answer.lookupAddress.map(SymbolicateOutput.hex), offset: answer.request.offset,
+                                    status: answer.status.rawValue, symbols: answer.frames.map(SymbolicateOutput.JSONSource.init),
+                                    uuid: answer.request.uuid)
+                            }, kind: row.kind, name: row.name, row_key: row.row_key))
+                case .folded:
+                    let line = answers.reversed().flatMap { answer in
+                        SymbolicateOutput.foldedNames(image: answer.request.image ?? "???", frame: answer)
+                    }.joined(separator: ";")
+                    if folded[line] == nil { foldedOrder.append(line) }
+                    folded[line, default: 0] += 1
+                }
+                stackCount += 1
+            }
+        }
+        switch format {
+        case .json: stdout.write(SymbolicateOutput.encode(jsonStacks))
+        case .folded: for line in foldedOrder { stdout.write("\(line) \(folded[line]!)\n") }
+        case .text: break
+        }
+        return failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
+    }
+}

@@ -1,0 +1,326 @@
+import Foundation
+
+/// A debug file (one ELF file or one Mach-O slice) found for a build.
+public struct DebugFileInfo: Sendable, Hashable, Codable {
+    public enum Kind: String, Sendable, Codable {
+        /// A thin Mach-O file (a dSYM's DWARF file or a binary).
+        case machO = "mach-o"
+        /// One slice of a fat (universal) Mach-O file.
+        case fatSlice = "mach-o-fat-slice"
+        case elf
+    }
+
+    public var path: String
+    /// Canonical UUIDs the file answers to: one for Mach-O; for ELF the build-id form and the
+    /// byte-swapped Breakpad/Sentry form.
+    public var uuids: [String]
+    /// `arm64`, `x86_64`, ... (Mach-O CPU type, or the ELF machine).
+    public var arch: String
+    public var kind: Kind
+    /// Where the slice starts in the file (0 unless `kind` is `fatSlice`).
+    public var sliceOffset: Int
+}
+
+/// Finds debug files: plain files, `.dSYM` bundles and folders (searched recursively).
+enum DebugFileCatalog {
+    /// Every debug file under `paths`, and a problem for each file that looked like one but could
+    /// not be read. Files of other kinds are skipped silently (a bundle's `Info.plist`, YAML maps).
+    static func scan(_ paths: [String]) -> (files: [DebugFileInfo], problems: [SymbolizeError]) {
+        var files: [DebugFileInfo] = []
+        var problems: [SymbolizeError] = []
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                problems.append(SymbolizeError(path: path, "no such file or folder"))
+                continue
+            }
+            if isDirectory.boolValue {
+                let enumerator = FileManager.default.enumerator(atPath: path)
+                var found: [String] = []
+                while let relative = enumerator?.nextObject() as? String {
+                    found.append((path as NSString).appendingPathComponent(relative))
+                }
+                for file in found.sorted() { inspect(file, quietIfForeign: true, &files, &problems) }
+            } else {
+                inspect(path, quietIfForeign: false, &files, &problems)
+            }
+        }
+        return (files, problems)
+    }
+
+    private static func inspect(
+        _ path: String, quietIfForeign: Bool, _ files: inout [DebugFileInfo], _ problems: inout [SymbolizeError]
+    ) {
+        var status = stat()
+        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return }
+        let mapped: MappedFile
+        do { mapped = try MappedFile(path: path) } catch {
+            problems.append(error)
+            return
+        }
+        let head = UnsafeRawBufferPointer(rebasing: mapped.bytes.prefix(8))
+        if MachOReader.looksLikeMachO(head) {
+            // Java class files share the fat magic; a small slice count tells them apart.
+            do {
+                let slices = try MachOReader.slices(of: mapped.view)
+                let isFat = slices.count > 1 || slices.first?.sliceOffset != 0
+                for slice in slices {
+                    guard let uuid = slice.uuid else {
+                        problems.append(SymbolizeError(path: path, "the \(slice.architecture) slice has no LC_UUID"))
+                        continue
+                    }
+                    files.append(
+                        DebugFileInfo(
+                            path: path, uuids: [uuid], arch: slice.architecture, kind: isFat ? .fatSlice : .machO,
+                            sliceOffset: slice.sliceOffset))
+                }
+            } catch {
+                problems.append(error)
+            }
+            return
+        }
+        if head.count >= 4, head[0] == 0x7f, head[1] == 0x45, head[2] == 0x4c, head[3] == 0x46 {
+            do {
+                let reader = try DwarfReader(elfPath: path)
+                guard let buildID = reader.buildID() else {
+                    problems.append(SymbolizeError(path: path, "ELF file without a GNU build-id; cannot be matched by UUID"))
+                    return
+                }
+                let forms = UUIDText.fromBuildID(buildID)
+                let machine = reader.machine()
+                let arch = machine == 62 ? "x86_64" : machine == 183 ? "arm64" : machine == 3 ? "i386" : "elf-machine-\(machine)"
+                files.append(
+                    DebugFileInfo(path: path, uuids: [forms.plain, forms.swapped], arch: arch, kind: .elf, sliceOffset: 0))
+            } catch {
+                problems.append(error)
+            }
+            return
+        }
+        if !quietIfForeign { problems.append(SymbolizeError(path: path, "neither a Mach-O nor an ELF file")) }
+    }
+
+    /// Opens the debug image a catalog entry describes.
+    static func open(_ info: DebugFileInfo) throws(SymbolizeError) -> DebugImage {
+        if info.kind == .elf { return try DebugImage(elfPath: info.path) }
+        let mapped = try MappedFile(path: info.path)
+        let slices = try MachOReader.slices(of: mapped.view)
+        guard let slice = slices.first(where: { $0.sliceOffset == info.sliceOffset }) else {
+            throw SymbolizeError(path: info.path, "the slice at byte \(info.sliceOffset) is gone; the file changed")
+        }
+        return try DebugImage(machO: mapped, slice: slice)
+    }
+}
+
+/// Symbolicates stacks against one build's debug files, matched by UUID.
+///
+/// Debug files are opened on first use and kept; names are demangled once each. Not thread-safe.
+public final class BuildSymbolizer {
+    /// Every debug file found, one entry per ELF file or Mach-O slice.
+    public let debugFiles: [DebugFileInfo]
+    /// Files that looked like debug files but could not be read, each naming the file and why.
+    public let problems: [SymbolizeError]
+    private var indexByUUID: [String: Int] = [:]
+    private var images: [Int: DebugImage] = [:]
+    private var openFailures: [Int: SymbolizeError] = [:]
+    private var names = NameCache()
+
+    /// Indexes the debug files of a build folder (see `buildFolder(root:build:)`).
+    public convenience init(buildFolder: String) throws(SymbolizeError) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: buildFolder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw SymbolizeError(path: buildFolder, "no such build folder")
+        }
+        try self.init(debugFiles: [buildFolder])
+    }
+
+    /// Indexes the given debug files, `.dSYM` bundles or folders.
+    public init(debugFiles paths: [String]) throws(SymbolizeError) {
+        let scan = DebugFileCatalog.scan(paths)
+        debugFiles = scan.files
+        problems = scan.problems
+        for (index, file) in debugFiles.enumerated() {
+            for uuid in file.uuids where indexByUUID[uuid] == nil { indexByUUID[uuid] = index }
+        }
+        if debugFiles.isEmpty, let first = problems.first { throw first }
+    }
+
+    /// True when a debug file answers to `uuid` (any case, with or without dashes).
+    public func hasDebugFile(uuid: String) -> Bool {
+        guard let canonical = UUIDText.normalized(uuid) else { return false }
+        return indexByUUID[canonical] != nil
+    }
+
+    /// The folder of one build: `<root>/<build>`, root from `root` (`--dsyms`), else `YUI_DSYMS`,
+    /// else `~/.yui-dsyms`. A build that is not a single plain path component is refused, so
+    /// `../../etc` cannot leave the root.
+    public static func buildFolder(root: String?, build: String) throws(SymbolizeError) -> String {
+        guard isPlainPathComponent(build) else {
+            throw SymbolizeError(path: build, "a build must be one folder name (letters, digits, '.', '_', '-'), not a path")
+        }
+        var base = root ?? ProcessInfo.processInfo.environment["YUI_DSYMS"] ?? ""
+        if base.isEmpty { base = (NSHomeDirectory() as NSString).appendingPathComponent(".yui-dsyms") }
+        if base.hasPrefix("~") { base = (base as NSString).expandingTildeInPath }
+        return (base as NSString).appendingPathComponent(build)
+    }
+
+    /// Letters, digits, `.`, `_`, `-`; not `.` or `..`. Also guards names taken from payloads.
+    static func isPlainPathComponent(_ text: String) -> Bool {
+        guard !text.isEmpty, text != ".", text != "..", text.utf8.count <= 255 else { return false }
+        return text.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "." || scalar == "_" || scalar == "-")
+        }
+    }
+
+    /// Symbolicates one stack, innermost frame first. Frames marked `isReturnAddress` are looked up
+    /// at their caller's instruction.
+    public func symbolicate(_ stack: [FrameRequest]) -> [SymbolicatedFrame] {
+        stack.map { request in
+            guard let uuid = request.uuid.flatMap(UUIDText.normalized), let index = indexByUUID[uuid] else {
+                return SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: nil, frames: [])
+            }
+            guard let image = image(at: index) else {
+                return SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
+            }
+            var address = image.textBase &+ request.offset
+            if request.isReturnAddress { address = image.instructionSet.callerAddress(address) }
+            return frame(for: image.lookup(address), request: request, address: address, path: image.path)
+        }
+    }
+
+    /// Why the debug file for `uuid` could not be opened, if it failed.
+    public func openFailure(uuid: String) -> SymbolizeError? {
+        guard let canonical = UUIDText.normalized(uuid), let index = indexByUUID[canonical] else { return nil }
+        return openFailures[index]
+    }
+
+    /// atos/llvm-symbolizer mode: looks up addresses in one debug file exactly as given (no
+    /// caller adjustment). `uuid` picks the slice of a fat file; without it the file must have one.
+    ///
+    /// - Parameter offsets: when true, the values are offsets from the text base, as in a payload.
+    public func lookup(addresses: [UInt64], uuid: String?, offsets: Bool = false) throws(SymbolizeError) -> [SymbolicatedFrame] {
+        let index: Int
+        if let uuid {
+            guard let canonical = UUIDText.normalized(uuid) else { throw SymbolizeError(path: uuid, "not a UUID") }
+            guard let found = indexByUUID[canonical] else {
+                throw SymbolizeError(
+                    path: debugFiles.first?.path ?? "", "no slice with UUID \(canonical) (has \(debugFiles.flatMap(\.uuids).joined(separator: ", ")))")
+            }
+            index = found
+        } else {
+            guard debugFiles.count == 1 else {
+                let slices = debugFiles.map { "\($0.arch) \($0.uuids[0])" }.joined(separator: ", ")
+                throw SymbolizeError(path: debugFiles.first?.path ?? "", "has \(debugFiles.count) slices (\(slices)); pick one with --uuid")
+            }
+            index = 0
+        }
+        guard let image = image(at: index) else { throw openFailures[index]! }
+        let info = debugFiles[index]
+        let lookupAddresses = offsets ? addresses.map { image.textBase &+ $0 } : addresses
+        let raw = ParallelLookup.run(image, lookupAddresses, names: &names)
+        return zip(zip(addresses, lookupAddresses), raw).map { pair, lookup in
+            let request = FrameRequest(image: nil, uuid: info.uuids.first, offset: offsets ? pair.0 : pair.0 &- image.textBase, isReturnAddress: false)
+            return frame(for: lookup, request: request, address: pair.1, path: image.path)
+        }
+    }
+
+    private func image(at index: Int) -> DebugImage? {
+        if let open = images[index] { return open }
+        if openFailures[index] != nil { return nil }
+        do {
+            let image = try DebugFileCatalog.open(debugFiles[index])
+            images[index] = image
+            return image
+        } catch {
+            openFailures[index] = error
+            return nil
+        }
+    }
+
+    private func frame(for lookup: RawLookup, request: FrameRequest, address: UInt64, path: String) -> SymbolicatedFrame {
+        let status: SymbolicatedFrame.Status
+        switch lookup.source {
+        case .dwarf: status = .symbolicated
+        case .symbolTable: status = .symbolTable
+        case .none: status = .notFound
+        }
+        let frames = lookup.frames.map { raw -> SourceFrame in
+            let stored = raw.linkageName ?? raw.plainName ?? "??"
+            let (full, simple) = names.names(for: stored)
+            return SourceFrame(linkageName: raw.linkageName, function: full, simplifiedName: simple, file: raw.file, line: raw.line, isInlined: raw.isInlined)
+        }
+        return SymbolicatedFrame(
+            request: request, status: status, lookupAddress: address, debugFile: path, frames: frames,
+            functionStart: lookup.functionStart)
+    }
+}
+
+@available(*, unavailable) extension BuildSymbolizer: Sendable {}
+
+/// Demangled and simplified names, computed once per symbol.
+struct NameCache {
+    private var known: [String: (String, String)] = [:]
+
+    mutating func names(for stored: String) -> (full: String, simplified: String) {
+        if let hit = known[stored] { return hit }
+        let full = SwiftNames.demangle(stored) ?? stored
+        let simple: String
+        if full == stored {
+            simple = SwiftNames.isSwiftMangled(stored) || SwiftNames.isCxxMangled(stored) ? stored : SwiftNames.simplified(stored)
+        } else if SwiftNames.isSwiftMangled(stored) {
+            simple = SwiftNames.simplifiedSwift(full)
+        } else {
+            simple = SwiftNames.simplifiedCxx(full)
+        }
+        known[stored] = (full, simple)
+        return (full, simple)
+    }
+
+    /// Demangles every name of `lookups` ahead of use (on a worker thread).
+    mutating func warm(_ lookups: [RawLookup]) {
+        for lookup in lookups {
+            for frame in lookup.frames { _ = names(for: frame.linkageName ?? frame.plainName ?? "??") }
+        }
+    }
+
+    mutating func merge(_ other: NameCache) {
+        known.merge(other.known) { mine, _ in mine }
+    }
+}
+
+/// Splits a large batch over two threads, each with its own libdw handle on the same file
+/// (libdw's lazy caches are not thread-safe).
+enum ParallelLookup {
+    static let minimumForThreads = 2_000
+
+    /// Also demangles the names found, on both threads, into `names`.
+    static func run(_ image: DebugImage, _ addresses: [UInt64], names: inout NameCache) -> [RawLookup] {
+        guard addresses.count >= minimumForThreads, ProcessInfo.processInfo.activeProcessorCount > 1,
+            let second = try? image.reopened()
+        else { return image.lookupBatch(addresses) }
+        // Split by address so each thread decodes a disjoint set of units.
+        let sorted = addresses.sorted()
+        let pivot = sorted[sorted.count / 2]
+        let firstIndices = addresses.indices.filter { addresses[$0] < pivot }
+        let secondIndices = addresses.indices.filter { addresses[$0] >= pivot }
+        nonisolated(unsafe) var secondResults: [RawLookup] = []
+        nonisolated(unsafe) var secondNames = NameCache()
+        nonisolated(unsafe) let worker = second
+        let secondAddresses = secondIndices.map { addresses[$0] }
+        let done = DispatchSemaphore(value: 0)
+        let runner = Thread {
+            secondResults = worker.lookupBatch(secondAddresses)
+            secondNames.warm(secondResults)
+            done.signal()
+        }
+        runner.stackSize = 8 << 20
+        runner.start()
+        let firstResults = image.lookupBatch(firstIndices.map { addresses[$0] })
+        names.warm(firstResults)
+        done.wait()
+        names.merge(secondNames)
+        var results = [RawLookup](repeating: RawLookup(source: .none, frames: []), count: addresses.count)
+        for (position, index) in firstIndices.enumerated() { results[index] = firstResults[position] }
+        for (position, index) in secondIndices.enumerated() { results[index] = secondResults[position] }
+        return results
+    }
+}

@@ -1,0 +1,369 @@
+import Foundation
+
+/// A file mapped read-only into memory; unmapped when the last reference goes.
+final class MappedFile {
+    let path: String
+    let bytes: UnsafeRawBufferPointer
+
+    init(path: String) throws(SymbolizeError) {
+        self.path = path
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw SymbolizeError(path: path, "cannot open: \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw SymbolizeError(path: path, "cannot stat: \(String(cString: strerror(errno)))")
+        }
+        guard (status.st_mode & S_IFMT) == S_IFREG else { throw SymbolizeError(path: path, "not a regular file") }
+        let size = Int(status.st_size)
+        if size == 0 {
+            bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+            return
+        }
+        let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0)
+        guard let address, address != MAP_FAILED else {
+            throw SymbolizeError(path: path, "cannot map: \(String(cString: strerror(errno)))")
+        }
+        bytes = UnsafeRawBufferPointer(start: address, count: size)
+    }
+
+    var view: ByteView { ByteView(bytes: bytes, path: path) }
+
+    deinit {
+        if let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
+    }
+}
+
+/// One frame as DWARF gives it, before demangling.
+struct RawFrame: Sendable, Hashable {
+    var linkageName: String?
+    var plainName: String?
+    var file: String?
+    var line: Int?
+    var isInlined: Bool
+}
+
+/// What one address resolved to in one debug image.
+struct RawLookup: Sendable {
+    enum Source: Sendable { case dwarf, symbolTable, none }
+    var source: Source
+    var frames: [RawFrame]
+    var functionStart: UInt64? = nil
+}
+
+/// The instruction set, for the caller-address rule (SPEC section 6).
+enum InstructionSet: Sendable {
+    case arm64, x86, other
+
+    /// The caller's instruction for a return address: arm64 aligns down to 4 and steps back one
+    /// instruction; x86 steps back one byte (anything inside the call instruction will do).
+    func callerAddress(_ returnAddress: UInt64) -> UInt64 {
+        switch self {
+        case .arm64: return returnAddress >= 4 ? (returnAddress & ~3) - 4 : 0
+        case .x86, .other: return returnAddress >= 1 ? returnAddress - 1 : 0
+        }
+    }
+}
+
+/// An opened debug image (an ELF file or one Mach-O slice): address → frames, inline chain included.
+///
+/// Units are decoded on first use and kept, so a batch pays once per unit it touches. Not
+/// thread-safe (it owns a libdw handle); a parallel batch opens one per thread.
+final class DebugImage {
+    let path: String
+    let textBase: UInt64
+    let instructionSet: InstructionSet
+    private let reader: DwarfReader
+    private let machO: (file: MappedFile, slice: MachOSlice)?
+    private(set) lazy var unitMap: UnitAddressMap = UnitAddressMap(reader.unitRanges())
+    private var decodedUnits: [Int: DecodedUnit] = [:]
+    private lazy var symbols: [SymbolEntry] = {
+        if let machO { return MachOReader.functionSymbols(of: machO.slice, view: machO.file.view) }
+        return reader.functionSymbols()
+    }()
+    private var nameCache: [UInt64: (linkage: String?, plain: String?)] = [:]
+
+    /// Opens an ELF file.
+    init(elfPath: String) throws(SymbolizeError) {
+        path = elfPath
+        reader = try DwarfReader(elfPath: elfPath)
+        textBase = reader.firstLoadAddress()
+        switch reader.machine() {
+        case 183: instructionSet = .arm64
+        case 62, 3: instructionSet = .x86
+        default: instructionSet = .other
+        }
+        machO = nil
+    }
+
+    /// Opens one slice of a Mach-O file, lifting its DWARF into an in-memory ELF image for libdw.
+    init(machO file: MappedFile, slice: MachOSlice) throws(SymbolizeError) {
+        path = file.path
+        guard !slice.dwarfSections.isEmpty else {
+            throw SymbolizeError(path: file.path, "the \(slice.architecture) slice has no __DWARF sections")
+        }
+        reader = try DwarfReader(elfImage: MachOReader.liftedELFImage(of: slice, view: file.view), path: file.path)
+        textBase = slice.textVMAddress
+        switch slice.cpuType {
+        case MachOCPU.arm64, MachOCPU.arm64_32: instructionSet = .arm64
+        case MachOCPU.x86_64, MachOCPU.x86: instructionSet = .x86
+        default: instructionSet = .other
+        }
+        machO = (file, slice)
+    }
+
+    /// A second handle on the same file, for another thread; it shares the unit map.
+    func reopened() throws(SymbolizeError) -> DebugImage {
+        let other = machO == nil ? try DebugImage(elfPath: path) : try DebugImage(machO: machO!.file, slice: machO!.slice)
+        other.unitMap = unitMap
+        return other
+    }
+
+    /// Looks up one address in the image's address space.
+    func lookup(_ address: UInt64) -> RawLookup {
+        for unitIndex in unitMap.units(containing: address) {
+            let unit = decodedUnit(unitIndex)
+            if let found = frames(in: unit, at: address) { return found }
+        }
+        if let symbol = symbol(containing: address) {
+            return RawLookup(
+                source: .symbolTable, frames: [RawFrame(linkageName: symbol.name, plainName: nil, file: nil, line: nil, isInlined: false)],
+                functionStart: symbol.address)
+        }
+        return RawLookup(source: .none, frames: [])
+    }
+
+    /// Looks up many addresses, decoding each unit once and dropping it when the batch has moved
+    /// past it, so memory stays at one unit's worth however many units are hit.
+    func lookupBatch(_ addresses: [UInt64]) -> [RawLookup] {
+        var results = [RawLookup](repeating: RawLookup(source: .none, frames: []), count: addresses.count)
+        let order = addresses.indices.sorted { addresses[$0] < addresses[$1] }
+        // Group by the first unit that covers each address; units are visited once each.
+        var byUnit: [Int: [Int]] = [:]
+        var leftovers: [Int] = []
+        for index in order {
+            if let unit = unitMap.units(containing: addresses[index]).first {
+                byUnit[unit, default: []].append(index)
+            } else {
+                leftovers.append(index)
+            }
+        }
+        for (unitIndex, indices) in byUnit.sorted(by: { $0.key < $1.key }) {
+            let unit = reader.decodeUnit(at: unitMap.unitOffsets[unitIndex], wanted: indices.map { addresses[$0] })
+            for index in indices {
+                if let found = frames(in: unit, at: addresses[index]) {
+                    results[index] = found
+                } else {
+                    leftovers.append(index)
+                }
+            }
+        }
+        for index in leftovers {
+            results[index] = lookup(addresses[index])
+        }
+        return results
+    }
+
+    private func decodedUnit(_ index: Int) -> DecodedUnit {
+        if let known = decodedUnits[index] { return known }
+        let unit = reader.decodeUnit(at: unitMap.unitOffsets[index])
+        if decodedUnits.count >= 256 { decodedUnits.removeAll(keepingCapacity: true) }
+        decodedUnits[index] = unit
+        return unit
+    }
+
+    private func name(_ dieOffset: UInt64) -> (linkage: String?, plain: String?) {
+        if let known = nameCache[dieOffset] { return known }
+        let name = reader.functionName(dieOffset: dieOffset)
+        nameCache[dieOffset] = name
+        return name
+    }
+
+    /// The inline chain at `address`, innermost first, or `nil` when the unit has neither a
+    /// function nor a line there.
+    private func frames(in unit: DecodedUnit, at address: UInt64) -> RawLookup? {
+        let chain = unit.scopeChain(at: address)
+        let location = unit.location(at: address)
+        if chain.isEmpty {
+            guard let location else { return nil }
+            // A line but no function DIE: the symbol table names it, as llvm-symbolizer does.
+            let symbol = symbol(containing: address)
+            return RawLookup(
+                source: .dwarf,
+                frames: [RawFrame(linkageName: symbol?.name, plainName: nil, file: location.file, line: location.line, isInlined: false)],
+                functionStart: symbol?.address)
+        }
+        var frames: [RawFrame] = []
+        frames.reserveCapacity(chain.count)
+        for position in stride(from: chain.count - 1, through: 0, by: -1) {
+            let node = unit.nodes[Int(chain[position])]
+            let names = name(node.dieOffset)
+            var file: String?
+            var line: Int?
+            if position == chain.count - 1 {
+                file = location?.file
+                line = location?.line
+            } else {
+                let callee = unit.nodes[Int(chain[position + 1])]
+                if callee.callFile >= 0, Int(callee.callFile) < unit.callFileNames.count {
+                    file = unit.callFileNames[Int(callee.callFile)]
+                }
+                line = Int(callee.callLine)
+            }
+            frames.append(RawFrame(linkageName: names.linkage, plainName: names.plain, file: file, line: line, isInlined: position > 0))
+        }
+        return RawLookup(source: .dwarf, frames: frames, functionStart: unit.start(of: chain[0], containing: address))
+    }
+
+    private func symbol(containing address: UInt64) -> SymbolEntry? {
+        let table = symbols
+        var low = 0
+        var high = table.count
+        while low < high {
+            let middle = (low + high) / 2
+            if table[middle].address <= address { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0 else { return nil }
+        let candidate = table[low - 1]
+        guard candidate.size == 0 || address < candidate.address &+ candidate.size else { return nil }
+        return candidate
+    }
+}
+
+@available(*, unavailable) extension DebugImage: Sendable {}
+
+/// Units' address ranges made disjoint: each piece lists the units covering it, smallest range
+/// first, so an address finds its unit by one binary search even when units overlap.
+struct UnitAddressMap {
+    var unitOffsets: [UInt64] = []
+    private var starts: [UInt64] = []
+    private var ends: [UInt64] = []
+    private var firstCandidate: [Int32] = []
+    private var candidates: [Int32] = []
+
+    init(_ units: [UnitRanges]) {
+        var ranges: [(low: UInt64, high: UInt64, unit: Int32)] = []
+        for (index, unit) in units.enumerated() {
+            unitOffsets.append(unit.unitDIEOffset)
+            // A range at 0 is a function the linker dropped; nothing real lives there.
+            for range in unit.ranges where range.low != 0 { ranges.append((range.low, range.high, Int32(index))) }
+        }
+        ranges.sort { $0.low < $1.low }
+        // Sweep over range boundaries.
+        var boundaries = Array(Set(ranges.flatMap { [$0.low, $0.high] })).sorted()
+        if boundaries.isEmpty { boundaries = [] }
+        var active: [(high: UInt64, size: UInt64, unit: Int32)] = []
+        var next = 0
+        for (position, point) in boundaries.enumerated() where position + 1 < boundaries.count {
+            active.removeAll { $0.high <= point }
+            while next < ranges.count, ranges[next].low <= point {
+                if ranges[next].high > point {
+                    active.append((ranges[next].high, ranges[next].high - ranges[next].low, ranges[next].unit))
+                }
+                next += 1
+            }
+            guard !active.isEmpty else { continue }
+            let end = boundaries[position + 1]
+            let sorted = active.count == 1 ? active : active.sorted { $0.size < $1.size }
+            let units = sorted.map(\.unit)
+            if let last = starts.indices.last, ends[last] == point,
+                candidates[Int(firstCandidate[last])...].elementsEqual(units)
+            {
+                ends[last] = end
+                continue
+            }
+            starts.append(point)
+            ends.append(end)
+            firstCandidate.append(Int32(candidates.count))
+            candidates.append(contentsOf: units)
+        }
+        firstCandidate.append(Int32(candidates.count))
+    }
+
+    func units(containing address: UInt64) -> [Int] {
+        var low = 0
+        var high = starts.count
+        while low < high {
+            let middle = (low + high) / 2
+            if starts[middle] <= address { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0, address < ends[low - 1] else { return [] }
+        return candidates[Int(firstCandidate[low - 1])..<Int(firstCandidate[low])].map { Int($0) }
+    }
+}
+
+extension DecodedUnit {
+    /// Node indices from the outermost function to the innermost inlined call at `address`.
+    func scopeChain(at address: UInt64) -> [Int32] {
+        var low = 0
+        var high = topLevel.count
+        while low < high {
+            let middle = (low + high) / 2
+            if topLevel[middle].low <= address { low = middle + 1 } else { high = middle }
+        }
+        var top: Int32 = -1
+        var candidate = low - 1
+        // Functions rarely overlap; look back a little for one that does.
+        while candidate >= 0, low - candidate <= 16 {
+            if address < topLevel[candidate].high {
+                top = topLevel[candidate].node
+                break
+            }
+            candidate -= 1
+        }
+        guard top >= 0 else { return [] }
+        var chain: [Int32] = [top]
+        var current = top
+        descend: while true {
+            var child = nodes[Int(current)].firstChild
+            while child >= 0 {
+                if contains(child, address) {
+                    if nodes[Int(child)].isInlined {
+                        chain.append(child)
+                    } else {
+                        chain = [child]  // A nested function starts its own chain.
+                    }
+                    current = child
+                    continue descend
+                }
+                child = nodes[Int(child)].nextSibling
+            }
+            break
+        }
+        return chain
+    }
+
+    /// The low end of the node's range that holds `address`.
+    func start(of node: Int32, containing address: UInt64) -> UInt64? {
+        let scope = nodes[Int(node)]
+        for index in Int(scope.rangeStart)..<Int(scope.rangeStart + scope.rangeCount) {
+            let range = nodeRanges[index]
+            if range.low <= address, address < range.high { return range.low }
+        }
+        return nil
+    }
+
+    private func contains(_ node: Int32, _ address: UInt64) -> Bool {
+        let scope = nodes[Int(node)]
+        for index in Int(scope.rangeStart)..<Int(scope.rangeStart + scope.rangeCount) {
+            let range = nodeRanges[index]
+            if range.low <= address, address < range.high { return true }
+        }
+        return false
+    }
+
+    /// The line row covering `address`: the last row at or before it, unless that row ends a sequence.
+    func location(at address: UInt64) -> (file: String?, line: Int)? {
+        var low = 0
+        var high = lineAddress.count
+        while low < high {
+            let middle = (low + high) / 2
+            if lineAddress[middle] <= address { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0 else { return nil }
+        let row = low - 1
+        let file = lineFile[row]
+        if file == -1 { return nil }
+        return (file >= 0 ? lineFileNames[Int(file)] : nil, Int(lineNumber[row]))
+    }
+}

@@ -1,0 +1,442 @@
+internal import CElfutils
+import Foundation
+
+// The only file that talks to elfutils. Everything it hands out is a Swift value type or one of the
+// final classes below; libdw's and libelf's errors become `SymbolizeError`s here.
+
+/// An error while reading a debug file. Descriptions are lowercase fragments naming the file, so a
+/// command can put `error: ` in front.
+public struct SymbolizeError: Error, CustomStringConvertible, Sendable {
+    public var path: String
+    public var message: String
+
+    public init(path: String, _ message: String) {
+        self.path = path
+        self.message = message
+    }
+
+    public var description: String { "\(path): \(message)" }
+}
+
+private let libelfReady: Bool = elf_version(UInt32(EV_CURRENT)) != UInt32(EV_NONE)
+
+private func libdwMessage() -> String {
+    String(cString: dwarf_errmsg(-1))
+}
+
+private func libelfMessage() -> String {
+    String(cString: elf_errmsg(-1))
+}
+
+/// One address range of a unit or a function, half-open.
+struct AddressRange: Sendable, Hashable {
+    var low: UInt64
+    var high: UInt64
+}
+
+/// A unit's address ranges, taken from its unit DIE alone (no `.debug_aranges` needed).
+struct UnitRanges: Sendable {
+    var unitDIEOffset: UInt64
+    var ranges: [AddressRange]
+}
+
+/// A function or inlined call found while walking a unit, kept as plain numbers so the tree can be
+/// searched without libdw and stored in an index.
+struct ScopeNode: Sendable {
+    var dieOffset: UInt64
+    /// -1 for a top-level function.
+    var parent: Int32
+    var firstChild: Int32 = -1
+    var nextSibling: Int32 = -1
+    var isInlined: Bool
+    /// `DW_AT_call_file` index into the unit's file table, -1 when absent.
+    var callFile: Int32
+    var callLine: Int32
+    var rangeStart: Int32
+    var rangeCount: Int32
+}
+
+/// A unit decoded once: its function tree, its line table and its file names.
+struct DecodedUnit: Sendable {
+    var nodes: [ScopeNode] = []
+    var nodeRanges: [AddressRange] = []
+    /// (low, high, node) of top-level functions, sorted by `low`.
+    var topLevel: [(low: UInt64, high: UInt64, node: Int32)] = []
+    /// Line rows sorted by address; `lineFile` -1 marks an end-of-sequence row.
+    var lineAddress: [UInt64] = []
+    var lineNumber: [Int32] = []
+    var lineFile: [Int32] = []
+    /// File names of the line rows, indexed by `lineFile`.
+    var lineFileNames: [String] = []
+    /// The unit's file table (`DW_AT_call_file` indexes into it).
+    var callFileNames: [String] = []
+}
+
+/// A symbol-table entry of a function (ELF `.symtab`/`.dynsym`).
+struct SymbolEntry: Sendable {
+    var address: UInt64
+    var size: UInt64
+    var name: String
+}
+
+/// An open DWARF reader over an ELF file on disk or an ELF image built in memory. Not thread-safe:
+/// libdw's lazy caches are unsynchronized, so each thread opens its own.
+final class DwarfReader {
+    let path: String
+    private var descriptor: Int32 = -1
+    private var elf: OpaquePointer?
+    private var dwarf: OpaquePointer?
+    /// The in-memory ELF image, owned here and freed after libelf is done with it.
+    private var image: UnsafeMutableRawBufferPointer?
+
+    /// Opens an ELF file; libelf maps it and libdw reads its sections in place.
+    init(elfPath path: String) throws(SymbolizeError) {
+        self.path = path
+        guard libelfReady else { throw SymbolizeError(path: path, "libelf refused version EV_CURRENT") }
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw SymbolizeError(path: path, "cannot open: \(String(cString: strerror(errno)))")
+        }
+        elf = elf_begin(descriptor, ELF_C_READ_MMAP, nil)
+        guard let elf else {
+            let message = libelfMessage()
+            close(descriptor)
+            descriptor = -1
+            throw SymbolizeError(path: path, "not an ELF file libelf can read (\(message))")
+        }
+        guard elf_kind(elf) == ELF_K_ELF else {
+            throw SymbolizeError(path: path, "not an ELF file")
+        }
+        dwarf = dwarf_begin_elf(elf, DWARF_C_READ, nil)
+        // A file without DWARF still has a symbol table to fall back on.
+    }
+
+    /// Takes ownership of `image`, an ELF image built in memory from a Mach-O file's DWARF.
+    init(elfImage image: UnsafeMutableRawBufferPointer, path: String) throws(SymbolizeError) {
+        self.path = path
+        self.image = image
+        guard libelfReady else { throw SymbolizeError(path: path, "libelf refused version EV_CURRENT") }
+        elf = elf_memory(image.baseAddress!.assumingMemoryBound(to: CChar.self), image.count)
+        guard let elf else {
+            throw SymbolizeError(path: path, "libelf rejected the lifted DWARF image (\(libelfMessage()))")
+        }
+        dwarf = dwarf_begin_elf(elf, DWARF_C_READ, nil)
+        guard dwarf != nil else {
+            throw SymbolizeError(path: path, "libdw cannot read the DWARF sections (\(libdwMessage()))")
+        }
+    }
+
+    deinit {
+        if let dwarf { dwarf_end(dwarf) }
+        if let elf { elf_end(elf) }
+        if descriptor >= 0 { close(descriptor) }
+        image?.deallocate()
+    }
+
+    var hasDWARF: Bool { dwarf != nil }
+
+    /// The ELF file's GNU build-id bytes, if it has one.
+    func buildID() -> [UInt8]? {
+        guard let elf else { return nil }
+        var pointer: UnsafeRawPointer?
+        let length = dwelf_elf_gnu_build_id(elf, &pointer)
+        guard length > 0, let pointer else { return nil }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: length))
+    }
+
+    /// The ELF header's machine, e.g. 62 for x86-64, 183 for AArch64.
+    func machine() -> Int {
+        guard let elf else { return 0 }
+        var header = GElf_Ehdr()
+        guard gelf_getehdr(elf, &header) != nil else { return 0 }
+        return Int(header.e_machine)
+    }
+
+    /// The first `PT_LOAD` segment's virtual address: where the image's offsets start (SPEC section 6).
+    func firstLoadAddress() -> UInt64 {
+        guard let elf else { return 0 }
+        var count = 0
+        guard elf_getphdrnum(elf, &count) == 0 else { return 0 }
+        for index in 0..<count {
+            var header = GElf_Phdr()
+            if gelf_getphdr(elf, Int32(index), &header) != nil, header.p_type == UInt32(PT_LOAD) {
+                return header.p_vaddr
+            }
+        }
+        return 0
+    }
+
+    /// Every unit's address ranges from its unit DIE (`DW_AT_ranges` or low/high pc).
+    func unitRanges() -> [UnitRanges] {
+        guard let dwarf else { return [] }
+        var result: [UnitRanges] = []
+        var unit: OpaquePointer? = nil
+        while true {
+            var next: OpaquePointer? = nil
+            var version: UInt16 = 0
+            var unitType: UInt8 = 0
+            var unitDIE = Dwarf_Die()
+            var subDIE = Dwarf_Die()
+            let status = dwarf_get_units(dwarf, unit, &next, &version, &unitType, &unitDIE, &subDIE)
+            if status != 0 { break }
+            unit = next
+            guard unitType == UInt8(DW_UT_compile) || unitType == UInt8(DW_UT_partial) || unitType == UInt8(DW_UT_skeleton)
+            else { continue }
+            let ranges = Self.ranges(of: &unitDIE)
+            if !ranges.isEmpty {
+                result.append(UnitRanges(unitDIEOffset: dwarf_dieoffset(&unitDIE), ranges: ranges))
+            }
+        }
+        return result
+    }
+
+    private static func ranges(of die: inout Dwarf_Die) -> [AddressRange] {
+        var result: [AddressRange] = []
+        var base: Dwarf_Addr = 0
+        var start: Dwarf_Addr = 0
+        var end: Dwarf_Addr = 0
+        var offset = dwarf_ranges(&die, 0, &base, &start, &end)
+        while offset > 0 {
+            if end > start { result.append(AddressRange(low: start, high: end)) }
+            offset = dwarf_ranges(&die, offset, &base, &start, &end)
+        }
+        return result
+    }
+
+    /// Walks one unit's DIE tree once and reads its line table.
+    ///
+    /// - Parameter wanted: when given (sorted), only the functions holding one of these addresses
+    ///   are descended into and only their line rows are kept: a cold batch pays for what it asks.
+    func decodeUnit(at unitDIEOffset: UInt64, wanted: [UInt64]? = nil) -> DecodedUnit {
+        var unit = DecodedUnit()
+        guard let dwarf else { return unit }
+        var unitDIE = Dwarf_Die()
+        guard dwarf_offdie(dwarf, unitDIEOffset, &unitDIE) != nil else { return unit }
+        readLines(of: &unitDIE, wanted: wanted, into: &unit)
+        readScopes(of: &unitDIE, wanted: wanted, into: &unit)
+        unit.topLevel.sort { $0.low < $1.low }
+        return unit
+    }
+
+    /// True when a sorted address list has one in `ranges`.
+    private static func holdsWanted(_ ranges: [AddressRange], _ wanted: [UInt64]) -> Bool {
+        for range in ranges {
+            var low = 0
+            var high = wanted.count
+            while low < high {
+                let middle = (low + high) / 2
+                if wanted[middle] < range.low { low = middle + 1 } else { high = middle }
+            }
+            if low < wanted.count, wanted[low] < range.high { return true }
+        }
+        return false
+    }
+
+    private func readLines(of unitDIE: inout Dwarf_Die, wanted: [UInt64]?, into unit: inout DecodedUnit) {
+        var lines: OpaquePointer? = nil
+        var count = 0
+        if dwarf_getsrclines(&unitDIE, &lines, &count) == 0, let lines {
+            var rows: [Int] = []
+            if let wanted {
+                // Only the row each wanted address falls in: the last one at or before it.
+                func address(_ index: Int) -> Dwarf_Addr {
+                    var value: Dwarf_Addr = 0
+                    if let line = dwarf_onesrcline(lines, index) { dwarf_lineaddr(line, &value) }
+                    return value
+                }
+                var previous = -1
+                for target in wanted {
+                    var low = 0
+                    var high = count
+                    while low < high {
+                        let middle = (low + high) / 2
+                        if address(middle) <= target { low = middle + 1 } else { high = middle }
+                    }
+                    if low > 0, low - 1 != previous {
+                        rows.append(low - 1)
+                        previous = low - 1
+                    }
+                }
+            }
+            let rowCount = wanted == nil ? count : rows.count
+            unit.lineAddress.reserveCapacity(rowCount)
+            unit.lineNumber.reserveCapacity(rowCount)
+            unit.lineFile.reserveCapacity(rowCount)
+            var fileIndexByName: [UnsafePointer<CChar>: Int32] = [:]
+            for position in 0..<rowCount {
+                let index = wanted == nil ? position : rows[position]
+                guard let line = dwarf_onesrcline(lines, index) else { continue }
+                var address: Dwarf_Addr = 0
+                var number: Int32 = 0
+                var isEnd = false
+                dwarf_lineaddr(line, &address)
+                dwarf_lineno(line, &number)
+                dwarf_lineendsequence(line, &isEnd)
+                var file: Int32 = -1
+                if !isEnd {
+                    if let name = dwarf_linesrc(line, nil, nil) {
+                        if let known = fileIndexByName[name] {
+                            file = known
+                        } else {
+                            file = Int32(unit.lineFileNames.count)
+                            unit.lineFileNames.append(Self.cleanPath(name))
+                            fileIndexByName[name] = file
+                        }
+                    } else {
+                        file = -2
+                    }
+                }
+                unit.lineAddress.append(address)
+                unit.lineNumber.append(number)
+                unit.lineFile.append(file)
+            }
+        }
+        var files: OpaquePointer? = nil
+        var fileCount = 0
+        if dwarf_getsrcfiles(&unitDIE, &files, &fileCount) == 0, let files {
+            unit.callFileNames.reserveCapacity(fileCount)
+            for index in 0..<fileCount {
+                if let name = dwarf_filesrc(files, index, nil, nil) {
+                    unit.callFileNames.append(Self.cleanPath(name))
+                } else {
+                    unit.callFileNames.append("")
+                }
+            }
+        }
+    }
+
+    /// libdw joins the compilation directory and a file name that is already absolute into `//x`
+    /// (Swift's `/<compiler-generated>`); collapse repeated slashes as path joining would.
+    private static func cleanPath(_ name: UnsafePointer<CChar>) -> String {
+        let text = String(cString: name)
+        guard text.contains("//") else { return text }
+        var result = ""
+        var previousSlash = false
+        for character in text {
+            if character == "/" && previousSlash { continue }
+            previousSlash = character == "/"
+            result.append(character)
+        }
+        return result
+    }
+
+    private func readScopes(of unitDIE: inout Dwarf_Die, wanted: [UInt64]?, into unit: inout DecodedUnit) {
+        // Iterative walk: (first child DIE, parent node) pairs still to visit.
+        var child = Dwarf_Die()
+        guard dwarf_child(&unitDIE, &child) == 0 else { return }
+        var pending: [(die: Dwarf_Die, parent: Int32)] = [(child, -1)]
+        var lastChild: [Int32: Int32] = [:]
+        while let (first, parent) = pending.popLast() {
+            var die = first
+            while true {
+                let tag = dwarf_tag(&die)
+                switch tag {
+                case Int32(DW_TAG_subprogram), Int32(DW_TAG_inlined_subroutine):
+                    let ranges = Self.ranges(of: &die)
+                    if ranges.isEmpty { break }
+                    let isInlined = tag == Int32(DW_TAG_inlined_subroutine)
+                    var callFile: Int32 = -1
+                    var callLine: Int32 = 0
+                    if isInlined {
+                        var attribute = Dwarf_Attribute()
+                        var value: Dwarf_Word = 0
+                        if dwarf_attr(&die, UInt32(DW_AT_call_file), &attribute) != nil,
+                            dwarf_formudata(&attribute, &value) == 0
+                        {
+                            callFile = Int32(truncatingIfNeeded: value)
+                        }
+                        if dwarf_attr(&die, UInt32(DW_AT_call_line), &attribute) != nil,
+                            dwarf_formudata(&attribute, &value) == 0
+                        {
+                            callLine = Int32(truncatingIfNeeded: value)
+                        }
+                    }
+                    let node = Int32(unit.nodes.count)
+                    unit.nodes.append(
+                        ScopeNode(
+                            dieOffset: dwarf_dieoffset(&die), parent: parent, isInlined: isInlined,
+                            callFile: callFile, callLine: callLine, rangeStart: Int32(unit.nodeRanges.count),
+                            rangeCount: Int32(ranges.count)))
+                    unit.nodeRanges.append(contentsOf: ranges)
+                    if parent >= 0 {
+                        if let previous = lastChild[parent] {
+                            unit.nodes[Int(previous)].nextSibling = node
+                        } else {
+                            unit.nodes[Int(parent)].firstChild = node
+                        }
+                        lastChild[parent] = node
+                    } else {
+                        for range in ranges { unit.topLevel.append((range.low, range.high, node)) }
+                    }
+                    if wanted == nil || Self.holdsWanted(ranges, wanted!), dwarf_child(&die, &child) == 0 {
+                        pending.append((child, node))
+                    }
+                case Int32(DW_TAG_lexical_block), Int32(DW_TAG_namespace), Int32(DW_TAG_module),
+                    Int32(DW_TAG_structure_type), Int32(DW_TAG_class_type), Int32(DW_TAG_union_type),
+                    Int32(DW_TAG_try_block), Int32(DW_TAG_catch_block):
+                    // Functions and inlined calls can sit inside these.
+                    if dwarf_child(&die, &child) == 0 { pending.append((child, parent)) }
+                default:
+                    break
+                }
+                var sibling = Dwarf_Die()
+                guard dwarf_siblingof(&die, &sibling) == 0 else { break }
+                die = sibling
+            }
+        }
+    }
+
+    /// The function name libdw finds for a DIE: the linkage name (through abstract origin and
+    /// specification), else `DW_AT_name`.
+    func functionName(dieOffset: UInt64) -> (linkage: String?, plain: String?) {
+        guard let dwarf else { return (nil, nil) }
+        var die = Dwarf_Die()
+        guard dwarf_offdie(dwarf, dieOffset, &die) != nil else { return (nil, nil) }
+        var attribute = Dwarf_Attribute()
+        for name in [DW_AT_linkage_name, DW_AT_MIPS_linkage_name] {
+            if dwarf_attr_integrate(&die, UInt32(name), &attribute) != nil,
+                let string = dwarf_formstring(&attribute)
+            {
+                return (String(cString: string), nil)
+            }
+        }
+        if let plain = dwarf_diename(&die) { return (nil, String(cString: plain)) }
+        return (nil, nil)
+    }
+
+    /// Function symbols of `.symtab` (or `.dynsym` when stripped), sorted by address.
+    func functionSymbols() -> [SymbolEntry] {
+        guard let elf else { return [] }
+        var table: OpaquePointer? = nil
+        var dynamicTable: OpaquePointer? = nil
+        var section: OpaquePointer? = elf_nextscn(elf, nil)
+        while let current = section {
+            var header = GElf_Shdr()
+            if gelf_getshdr(current, &header) != nil {
+                if header.sh_type == UInt32(SHT_SYMTAB) { table = current }
+                if header.sh_type == UInt32(SHT_DYNSYM) { dynamicTable = current }
+            }
+            section = elf_nextscn(elf, current)
+        }
+        guard let chosen = table ?? dynamicTable else { return [] }
+        var header = GElf_Shdr()
+        guard gelf_getshdr(chosen, &header) != nil, header.sh_entsize > 0,
+            let data = elf_getdata(chosen, nil)
+        else { return [] }
+        let count = Int(header.sh_size / header.sh_entsize)
+        var result: [SymbolEntry] = []
+        for index in 0..<count {
+            var symbol = GElf_Sym()
+            guard gelf_getsym(data, Int32(index), &symbol) != nil else { continue }
+            let type = Int32(symbol.st_info & 0xf)
+            guard type == STT_FUNC || type == STT_GNU_IFUNC, symbol.st_shndx != UInt16(SHN_UNDEF), symbol.st_value != 0,
+                let name = elf_strptr(elf, Int(header.sh_link), Int(symbol.st_name))
+            else { continue }
+            result.append(SymbolEntry(address: symbol.st_value, size: symbol.st_size, name: String(cString: name)))
+        }
+        result.sort { $0.address < $1.address }
+        return result
+    }
+}
+
+@available(*, unavailable) extension DwarfReader: Sendable {}

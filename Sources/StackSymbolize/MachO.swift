@@ -1,0 +1,423 @@
+import Foundation
+
+/// A read-only view of bytes with bounds-checked little- and big-endian reads. Every read of an
+/// untrusted debug file goes through here, so a hostile offset becomes an error, never a crash.
+struct ByteView {
+    let bytes: UnsafeRawBufferPointer
+    let path: String
+
+    var count: Int { bytes.count }
+
+    func check(_ offset: Int, _ length: Int, _ what: @autoclosure () -> String) throws(SymbolizeError) {
+        guard offset >= 0, length >= 0, offset <= bytes.count, length <= bytes.count - offset else {
+            throw SymbolizeError(
+                path: path, "\(what()) at byte \(offset) (length \(length)) runs past the end of the file (\(bytes.count) bytes)")
+        }
+    }
+
+    func u32(_ offset: Int, bigEndian: Bool = false) throws(SymbolizeError) -> UInt32 {
+        try check(offset, 4, "a 32-bit field")
+        let value = bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+        return bigEndian ? UInt32(bigEndian: value) : UInt32(littleEndian: value)
+    }
+
+    func u64(_ offset: Int, bigEndian: Bool = false) throws(SymbolizeError) -> UInt64 {
+        try check(offset, 8, "a 64-bit field")
+        let value = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+        return bigEndian ? UInt64(bigEndian: value) : UInt64(littleEndian: value)
+    }
+
+    /// A fixed-size name field: read by length, since Mach-O names may fill all 16 bytes with no NUL.
+    func fixedName(_ offset: Int, length: Int = 16) throws(SymbolizeError) -> String {
+        try check(offset, length, "a name field")
+        var end = offset
+        while end < offset + length, bytes[end] != 0 { end += 1 }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<end]), as: UTF8.self)
+    }
+}
+
+/// Mach-O CPU types of the slices we meet (`mach/machine.h`).
+enum MachOCPU {
+    static let x86: Int32 = 7
+    static let x86_64: Int32 = 0x0100_0007
+    static let arm: Int32 = 12
+    static let arm64: Int32 = 0x0100_000c
+    static let arm64_32: Int32 = 0x0200_000c
+
+    static func name(_ type: Int32, subtype: Int32) -> String {
+        switch type {
+        case x86: return "i386"
+        case x86_64: return "x86_64"
+        case arm: return "armv7"
+        case arm64: return (subtype & 0xff) == 2 ? "arm64e" : "arm64"
+        case arm64_32: return "arm64_32"
+        default: return "cpu\(type)"
+        }
+    }
+}
+
+/// A DWARF section of a Mach-O slice, under its ELF name.
+struct DWARFSection {
+    var elfName: String
+    /// Offset from the start of the file (not the slice).
+    var fileOffset: Int
+    var size: Int
+}
+
+/// One architecture of a Mach-O file: what symbolication needs from its load commands.
+struct MachOSlice {
+    var path: String
+    /// Where the slice starts in the file (0 for a thin file).
+    var sliceOffset: Int
+    var sliceSize: Int
+    var cpuType: Int32
+    var cpuSubtype: Int32
+    var is64Bit: Bool
+    var uuid: String?
+    /// `__TEXT` vmaddr: the base MetricKit offsets are relative to.
+    var textVMAddress: UInt64 = 0
+    var dwarfSections: [DWARFSection] = []
+    /// `LC_SYMTAB`, offsets relative to the slice.
+    var symbolTable: (offset: Int, count: Int, stringsOffset: Int, stringsSize: Int)?
+    /// (segment, section) names in load-command order: `n_sect` indexes this, from 1.
+    var sectionSegments: [String] = []
+
+    var architecture: String { MachOCPU.name(cpuType, subtype: cpuSubtype) }
+}
+
+/// Reads thin and fat (32- and 64-bit header) Mach-O files.
+enum MachOReader {
+    static let magic32: UInt32 = 0xfeed_face
+    static let magic64: UInt32 = 0xfeed_facf
+    static let fatMagic: UInt32 = 0xcafe_babe
+    static let fatMagic64: UInt32 = 0xcafe_babf
+
+    /// True when the first bytes are a Mach-O or fat header (either byte order).
+    static func looksLikeMachO(_ head: UnsafeRawBufferPointer) -> Bool {
+        guard head.count >= 4 else { return false }
+        let little = UInt32(littleEndian: head.loadUnaligned(as: UInt32.self))
+        let big = UInt32(bigEndian: head.loadUnaligned(as: UInt32.self))
+        return little == magic32 || little == magic64 || big == magic32 || big == magic64 || big == fatMagic
+            || big == fatMagic64
+    }
+
+    /// Every slice of the file, each with its UUID, text base and DWARF sections.
+    static func slices(of view: ByteView) throws(SymbolizeError) -> [MachOSlice] {
+        let magicBE = try view.u32(0, bigEndian: true)
+        if magicBE == fatMagic || magicBE == fatMagic64 {
+            let is64 = magicBE == fatMagic64
+            let count = Int(try view.u32(4, bigEndian: true))
+            let entrySize = is64 ? 32 : 20
+            guard count > 0, count <= 64 else {
+                throw SymbolizeError(path: view.path, "fat header claims \(count) slices")
+            }
+            try view.check(8, count * entrySize, "the fat header's slice table")
+            var slices: [MachOSlice] = []
+            var claimed: [(Int, Int)] = []
+            for index in 0..<count {
+                let entry = 8 + index * entrySize
+                let offset: UInt64
+                let size: UInt64
+                if is64 {
+                    offset = try view.u64(entry + 8, bigEndian: true)
+                    size = try view.u64(entry + 16, bigEndian: true)
+                } else {
+                    offset = UInt64(try view.u32(entry + 8, bigEndian: true))
+                    size = UInt64(try view.u32(entry + 12, bigEndian: true))
+                }
+                guard offset <= UInt64(view.count), size <= UInt64(view.count) - offset, size >= 28 else {
+                    throw SymbolizeError(
+                        path: view.path, "fat slice \(index) (offset \(offset), size \(size)) lies outside the file")
+                }
+                let start = Int(offset)
+                let end = start + Int(size)
+                if start < 8 + count * entrySize || claimed.contains(where: { start < $0.1 && $0.0 < end }) {
+                    throw SymbolizeError(path: view.path, "fat slice \(index) overlaps the header or another slice")
+                }
+                claimed.append((start, end))
+                slices.append(try slice(of: view, at: start, size: Int(size)))
+            }
+            return slices
+        }
+        return [try slice(of: view, at: 0, size: view.count)]
+    }
+
+    private static func slice(of view: ByteView, at base: Int, size: Int) throws(SymbolizeError) -> MachOSlice {
+        let magic = try view.u32(base)
+        guard magic == magic32 || magic == magic64 else {
+            if magic.byteSwapped == magic32 || magic.byteSwapped == magic64 {
+                throw SymbolizeError(path: view.path, "big-endian Mach-O slice at byte \(base) is not supported")
+            }
+            throw SymbolizeError(path: view.path, "no Mach-O header at byte \(base)")
+        }
+        let is64 = magic == magic64
+        var slice = MachOSlice(
+            path: view.path, sliceOffset: base, sliceSize: size, cpuType: Int32(bitPattern: try view.u32(base + 4)),
+            cpuSubtype: Int32(bitPattern: try view.u32(base + 8)), is64Bit: is64)
+        let commandCount = Int(try view.u32(base + 16))
+        let commandsSize = Int(try view.u32(base + 20))
+        var cursor = base + (is64 ? 32 : 28)
+        let commandsEnd = cursor + commandsSize
+        guard commandsEnd <= base + size else {
+            throw SymbolizeError(path: view.path, "load commands (\(commandsSize) bytes) run past the end of the slice")
+        }
+        for index in 0..<commandCount {
+            guard cursor + 8 <= commandsEnd else {
+                throw SymbolizeError(path: view.path, "load command \(index) at byte \(cursor) runs past the load commands")
+            }
+            let command = try view.u32(cursor)
+            let commandSize = Int(try view.u32(cursor + 4))
+            guard commandSize >= 8, cursor + commandSize <= commandsEnd else {
+                throw SymbolizeError(
+                    path: view.path, "load command \(index) at byte \(cursor) has size \(commandSize), past the load commands")
+            }
+            switch command {
+            case 0x1b:  // LC_UUID
+                try view.check(cursor + 8, 16, "LC_UUID")
+                if slice.uuid == nil {
+                    slice.uuid = UUIDText.canonical(Array(view.bytes[(cursor + 8)..<(cursor + 24)]))
+                }
+            case 0x19, 0x1:  // LC_SEGMENT_64, LC_SEGMENT
+                try readSegment(view, at: cursor, size: commandSize, is64: command == 0x19, base: base, into: &slice)
+            case 0x2:  // LC_SYMTAB
+                try view.check(cursor, 24, "LC_SYMTAB")
+                slice.symbolTable = (
+                    Int(try view.u32(cursor + 8)), Int(try view.u32(cursor + 12)), Int(try view.u32(cursor + 16)),
+                    Int(try view.u32(cursor + 20))
+                )
+            default:
+                break
+            }
+            cursor += commandSize
+        }
+        return slice
+    }
+
+    private static func readSegment(
+        _ view: ByteView, at cursor: Int, size: Int, is64: Bool, base: Int, into slice: inout MachOSlice
+    ) throws(SymbolizeError) {
+        let segmentName = try view.fixedName(cursor + 8)
+        let vmAddress: UInt64
+        let fileOffset: UInt64
+        let sectionCount: Int
+        let headerSize = is64 ? 72 : 56
+        let sectionSize = is64 ? 80 : 68
+        if is64 {
+            vmAddress = try view.u64(cursor + 24)
+            fileOffset = try view.u64(cursor + 40)
+            sectionCount = Int(try view.u32(cursor + 64))
+        } else {
+            vmAddress = UInt64(try view.u32(cursor + 24))
+            fileOffset = UInt64(try view.u32(cursor + 32))
+            sectionCount = Int(try view.u32(cursor + 48))
+        }
+        guard headerSize + sectionCount * sectionSize <= size else {
+            throw SymbolizeError(
+                path: view.path, "segment \(segmentName) at byte \(cursor) lists \(sectionCount) sections past its command")
+        }
+        if segmentName == "__TEXT" { slice.textVMAddress = vmAddress }
+        for index in 0..<sectionCount {
+            let header = cursor + headerSize + index * sectionSize
+            let sectionName = try view.fixedName(header)
+            let owner = try view.fixedName(header + 16)
+            slice.sectionSegments.append(owner)
+            guard owner == "__DWARF", sectionName.hasPrefix("__"), !sectionName.hasPrefix("__apple_"),
+                sectionName != "__swift_ast"
+            else { continue }
+            let address: UInt64
+            let length: UInt64
+            var offset: UInt64
+            if is64 {
+                address = try view.u64(header + 32)
+                length = try view.u64(header + 40)
+                offset = UInt64(try view.u32(header + 48))
+                // The 32-bit section offset wraps in slices over 4 GiB; the segment's 64-bit one does not.
+                if fileOffset > UInt64(UInt32.max), address >= vmAddress {
+                    offset = fileOffset + (address - vmAddress)
+                }
+            } else {
+                address = UInt64(try view.u32(header + 32))
+                length = UInt64(try view.u32(header + 36))
+                offset = UInt64(try view.u32(header + 40))
+            }
+            _ = address
+            guard offset != 0, length > 0 else { continue }  // dsymutil's stub headers
+            guard offset <= UInt64(slice.sliceSize), length <= UInt64(slice.sliceSize) - offset else {
+                throw SymbolizeError(
+                    path: view.path,
+                    "section __DWARF,\(sectionName) (offset \(offset), size \(length)) runs past the end of its slice")
+            }
+            var elfName = "." + sectionName.dropFirst(2)
+            if sectionName == "__debug_str_offs" { elfName = ".debug_str_offsets" }
+            slice.dwarfSections.append(
+                DWARFSection(elfName: elfName, fileOffset: base + Int(offset), size: Int(length)))
+        }
+    }
+
+    /// Function symbols of the slice's `LC_SYMTAB` (`N_SECT` entries in `__TEXT`), sorted, with one
+    /// leading `_` removed as Mach-O adds it; sizes run to the next symbol.
+    static func functionSymbols(of slice: MachOSlice, view: ByteView) -> [SymbolEntry] {
+        guard let table = slice.symbolTable else { return [] }
+        let entrySize = slice.is64Bit ? 16 : 12
+        let base = slice.sliceOffset
+        guard (try? view.check(base + table.offset, table.count * entrySize, "the symbol table")) != nil,
+            (try? view.check(base + table.stringsOffset, table.stringsSize, "the string table")) != nil
+        else { return [] }
+        var result: [SymbolEntry] = []
+        for index in 0..<table.count {
+            let entry = base + table.offset + index * entrySize
+            guard let nameOffset = try? view.u32(entry) else { break }
+            let type = view.bytes[entry + 4]
+            let section = Int(view.bytes[entry + 5])
+            guard type & 0xe0 == 0, type & 0x0e == 0x0e, section >= 1, section <= slice.sectionSegments.count,
+                slice.sectionSegments[section - 1] == "__TEXT", Int(nameOffset) < table.stringsSize
+            else { continue }
+            let value = slice.is64Bit ? (try? view.u64(entry + 8)) ?? 0 : UInt64((try? view.u32(entry + 8)) ?? 0)
+            let start = base + table.stringsOffset + Int(nameOffset)
+            var end = start
+            let limit = base + table.stringsOffset + table.stringsSize
+            while end < limit, view.bytes[end] != 0 { end += 1 }
+            var name = String(decoding: UnsafeRawBufferPointer(rebasing: view.bytes[start..<end]), as: UTF8.self)
+            if name.hasPrefix("_") { name.removeFirst() }
+            result.append(SymbolEntry(address: value, size: 0, name: name))
+        }
+        result.sort { $0.address < $1.address }
+        for index in result.indices.dropLast() {
+            result[index].size = result[index + 1].address - result[index].address
+        }
+        return result
+    }
+
+    /// Builds an ELF image holding the slice's DWARF sections under their ELF names, so libdw reads a
+    /// dSYM as it reads an ELF file. Linked DWARF holds absolute addresses: no relocation is needed.
+    static func liftedELFImage(of slice: MachOSlice, view: ByteView) -> UnsafeMutableRawBufferPointer {
+        let is64 = slice.is64Bit
+        let headerSize = is64 ? 64 : 52
+        let sectionHeaderSize = is64 ? 64 : 40
+        var names: [UInt8] = [0]
+        var nameOffsets: [Int] = []
+        for section in slice.dwarfSections {
+            nameOffsets.append(names.count)
+            names.append(contentsOf: Array(section.elfName.utf8) + [0])
+        }
+        let shstrtabName = names.count
+        names.append(contentsOf: Array(".shstrtab".utf8) + [0])
+        var cursor = headerSize
+        var dataOffsets: [Int] = []
+        for section in slice.dwarfSections {
+            cursor = (cursor + 7) & ~7
+            dataOffsets.append(cursor)
+            cursor += section.size
+        }
+        let namesOffset = cursor
+        cursor += names.count
+        let sectionHeadersOffset = (cursor + 7) & ~7
+        let sectionCount = slice.dwarfSections.count + 2
+        let total = sectionHeadersOffset + sectionCount * sectionHeaderSize
+        let image = UnsafeMutableRawBufferPointer.allocate(byteCount: total, alignment: 16)
+        image.initializeMemory(as: UInt8.self, repeating: 0)
+        func put16(_ value: Int, _ at: Int) { image.storeBytes(of: UInt16(value).littleEndian, toByteOffset: at, as: UInt16.self) }
+        func put32(_ value: Int, _ at: Int) { image.storeBytes(of: UInt32(value).littleEndian, toByteOffset: at, as: UInt32.self) }
+        func putWord(_ value: Int, _ at: Int) {
+            if is64 {
+                image.storeBytes(of: UInt64(value).littleEndian, toByteOffset: at, as: UInt64.self)
+            } else {
+                put32(value, at)
+            }
+        }
+        // e_ident: ELF magic, class, little-endian, version 1.
+        for (index, byte) in [0x7f, 0x45, 0x4c, 0x46, is64 ? 2 : 1, 1, 1].enumerated() {
+            image[index] = UInt8(byte)
+        }
+        let machine: Int
+        switch slice.cpuType {
+        case MachOCPU.arm64, MachOCPU.arm64_32: machine = 183
+        case MachOCPU.x86_64: machine = 62
+        case MachOCPU.x86: machine = 3
+        case MachOCPU.arm: machine = 40
+        default: machine = 0
+        }
+        put16(2, 16)  // ET_EXEC: ET_REL would make libdw look for relocations.
+        put16(machine, 18)
+        put32(1, 20)
+        let word = is64 ? 8 : 4
+        putWord(sectionHeadersOffset, 24 + 2 * word)  // e_shoff
+        let tail = 24 + 3 * word + 4  // after e_flags
+        put16(headerSize, tail)
+        put16(0, tail + 2)
+        put16(0, tail + 4)
+        put16(sectionHeaderSize, tail + 6)
+        put16(sectionCount, tail + 8)
+        put16(sectionCount - 1, tail + 10)
+        for (index, section) in slice.dwarfSections.enumerated() {
+            let source = UnsafeRawBufferPointer(rebasing: view.bytes[section.fileOffset..<(section.fileOffset + section.size)])
+            UnsafeMutableRawBufferPointer(rebasing: image[dataOffsets[index]..<(dataOffsets[index] + section.size)])
+                .copyMemory(from: source)
+        }
+        UnsafeMutableRawBufferPointer(rebasing: image[namesOffset..<(namesOffset + names.count)])
+            .copyBytes(from: names)
+        func sectionHeader(_ index: Int, name: Int, type: Int, offset: Int, size: Int) {
+            let at = sectionHeadersOffset + index * sectionHeaderSize
+            put32(name, at)
+            put32(type, at + 4)
+            if is64 {
+                putWord(offset, at + 24)
+                putWord(size, at + 32)
+                putWord(1, at + 48)
+            } else {
+                put32(offset, at + 16)
+                put32(size, at + 20)
+                put32(1, at + 32)
+            }
+        }
+        for (index, section) in slice.dwarfSections.enumerated() {
+            sectionHeader(index + 1, name: nameOffsets[index], type: 1, offset: dataOffsets[index], size: section.size)
+        }
+        sectionHeader(sectionCount - 1, name: shstrtabName, type: 3, offset: namesOffset, size: names.count)
+        return image
+    }
+}
+
+/// UUID text forms (SPEC section 6).
+public enum UUIDText {
+    /// Upper-case 8-4-4-4-12 text of 16 bytes.
+    static func canonical(_ bytes: [UInt8]) -> String {
+        let hex = bytes.prefix(16).map { byte -> String in
+            let digits = Array("0123456789ABCDEF")
+            return String([digits[Int(byte >> 4)], digits[Int(byte & 0xf)]])
+        }.joined()
+        var text = ""
+        for (index, character) in hex.enumerated() {
+            if [8, 12, 16, 20].contains(index) { text.append("-") }
+            text.append(character)
+        }
+        return text
+    }
+
+    /// An ELF build-id as a UUID: its first 16 bytes (zero-padded), and the Breakpad/Sentry form
+    /// with the first three fields byte-swapped.
+    static func fromBuildID(_ buildID: [UInt8]) -> (plain: String, swapped: String) {
+        var bytes = Array(buildID.prefix(16))
+        while bytes.count < 16 { bytes.append(0) }
+        var swapped = bytes
+        swapped.replaceSubrange(0..<4, with: bytes[0..<4].reversed())
+        swapped.replaceSubrange(4..<6, with: bytes[4..<6].reversed())
+        swapped.replaceSubrange(6..<8, with: bytes[6..<8].reversed())
+        return (canonical(bytes), canonical(swapped))
+    }
+
+    /// The canonical form of a UUID given in any case, with or without dashes; `nil` when it is
+    /// not 32 hex digits (such a value must never reach a path).
+    public static func normalized(_ text: String) -> String? {
+        let digits = text.filter { $0 != "-" }
+        guard digits.count == 32, digits.allSatisfy({ $0.isHexDigit && $0.isASCII }) else { return nil }
+        var bytes: [UInt8] = []
+        var index = digits.startIndex
+        while index < digits.endIndex {
+            let next = digits.index(index, offsetBy: 2)
+            bytes.append(UInt8(digits[index..<next], radix: 16)!)
+            index = next
+        }
+        return canonical(bytes)
+    }
+}
