@@ -59,8 +59,8 @@ public enum ColumnPatterns {
     /// The brief's pattern, `^([A-Z][A-Za-z]*[0-9]+,[0-9]+|arm64)$`, refuses every model
     /// identifier Apple uses for phones and tablets (`iPhone17,2` starts with a lower-case `i`),
     /// while the seed names `iPhone16,2` and `iPhone17,2` as the values this column holds. So the
-    /// first letter may be either case; the migration must use this same pattern.
-    public static let devicePattern = "^([A-Za-z][A-Za-z]*[0-9]+,[0-9]+|arm64)$"
+    /// first letter may be either case, as in the migration's check (db/yui_perf.sql).
+    public static let devicePattern = "^([A-Za-z]+[0-9]+,[0-9]+|arm64)$"
 
     /// `devicePattern`, by hand.
     public static func isDevice(_ text: String) -> Bool {
