@@ -82,6 +82,12 @@ final class InputSession {
         report(InputDiagnostic(severity: .error, file: file, place: place, message: message))
     }
 
+    /// Offset of the first newline in `bytes` (memchr: lines can be megabytes long).
+    private static func newline(in bytes: UnsafeRawBufferPointer) -> Int? {
+        guard let base = bytes.baseAddress, !bytes.isEmpty, let found = memchr(base, 0x0a, bytes.count) else { return nil }
+        return UnsafeRawPointer(found) - base
+    }
+
     // MARK: Telling JSON Lines from one document
 
     private static func isWhitespace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09 }
@@ -144,7 +150,7 @@ final class InputSession {
         var lineNumber = 0
         while true {
             let pending = reader.unconsumed
-            if let newline = pending.firstIndex(of: 0x0a) {
+            if let newline = Self.newline(in: pending) {
                 lineNumber += 1
                 if newline > options.maxLineBytes {
                     fail("line \(lineNumber)", "longer than \(options.maxLineBytes) bytes, the limit for one line; skipped")
@@ -169,7 +175,7 @@ final class InputSession {
                 while true {
                     reader.discardAll()
                     guard reader.readMore() else { return }
-                    if let newline = reader.unconsumed.firstIndex(of: 0x0a) {
+                    if let newline = Self.newline(in: reader.unconsumed) {
                         reader.start += newline + 1
                         break
                     }
@@ -219,8 +225,7 @@ final class InputSession {
         var lineNumber = 0
         var begin = 0
         while begin < bytes.count {
-            var end = begin
-            while end < bytes.count, bytes[end] != 0x0a { end += 1 }
+            let end = Self.newline(in: UnsafeRawBufferPointer(rebasing: bytes[begin...])).map { begin + $0 } ?? bytes.count
             lineNumber += 1
             if end - begin > options.maxLineBytes {
                 fail("line \(lineNumber)", "longer than \(options.maxLineBytes) bytes, the limit for one line; skipped")
