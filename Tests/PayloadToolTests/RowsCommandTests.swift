@@ -41,7 +41,7 @@ import Testing
     @Test(arguments: [
         (["--user", "bob", "x.json"], "'--user': not a UUID"), (["--format", "xml", "x.json"], "'--format'"),
         (["--timezone", "Mars/Olympus", "x.json"], "'--timezone'"), (["--timezone", "+25:00", "x.json"], "'--timezone'"),
-        (["--promotion", "maybe", "x.json"], "'--promotion'"), ([], "Missing input"), (["--frobnicate", "x.json"], "Unknown option '--frobnicate'"),
+        (["--promotion", "maybe", "x.json"], "'--promotion'"), (["--jobs", "0", "x.json"], "'--jobs'"), ([], "Missing input"), (["--frobnicate", "x.json"], "Unknown option '--frobnicate'"),
     ])
     func usageErrorsExit64(arguments: [String], message: String) {
         let result = run(arguments)
@@ -87,6 +87,26 @@ import Testing
         let arguments = [sample("diagnostics-ios14-quirk.json"), sample("metrics-ios14-zh.json")]
         #expect(run(arguments).stdout == run(arguments).stdout)
         #expect(run(["--format", "sql"] + arguments).stdout == run(["--format", "sql"] + arguments).stdout)
+    }
+
+    /// Files converted at once are written in input order: output and messages do not depend on --jobs.
+    @Test func jobsDoNotChangeTheOutput() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let broken = folder.appendingPathComponent("broken.json")
+        try "[1, 2".write(to: broken, atomically: true, encoding: .utf8)
+        let names = ["metrics-ios13.json", "diagnostics-ios14-quirk.json", "payloads.jsonl", "metrics-ios16.json", "diagnostic-single-hang.json", "diagnostics-ios18-exceptions.json", "metrics-ios14-zh.json"]
+        let inputs = names.map(sample) + [broken.path] + names.map(sample) + [folder.appendingPathComponent("missing.json").path]
+        let serial = run(["--jobs", "1", "--format", "jsonl"] + inputs)
+        for jobs in ["2", "3", "8"] {
+            let parallel = run(["--jobs", jobs, "--format", "jsonl"] + inputs)
+            #expect(parallel.status == serial.status)
+            #expect(parallel.stdout == serial.stdout)
+            #expect(parallel.stderr == serial.stderr)
+        }
+        #expect(serial.status == 1)
+        #expect(serial.stderr.split(separator: "\n").count == 2)
+        #expect(serial.stdout.split(separator: "\n").count == 2 * 41)
     }
 
     @Test func someInputFailedExits1AndTheRestIsConverted() throws {
