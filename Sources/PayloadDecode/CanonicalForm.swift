@@ -53,7 +53,12 @@ final class CanonicalForm {
                 return
             }
         }
-        if let base = source.baseAddress { (staging + count).update(from: base, count: source.count) }
+        if source.count <= 16 {
+            // Most keys and numbers are short: a loop beats a memmove call.
+            for k in 0..<source.count { staging[count + k] = source[k] }
+        } else if let base = source.baseAddress {
+            (staging + count).update(from: base, count: source.count)
+        }
         count += source.count
     }
 

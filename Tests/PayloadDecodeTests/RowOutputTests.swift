@@ -127,6 +127,16 @@ import Testing
         #expect(ColumnPatterns.isDevice(device) == fits)
     }
 
+    @Test(arguments: [
+        ("4c4c4c4c-5555-3144-a1b2-000000000130", "4C4C4C4C-5555-3144-A1B2-000000000130"),
+        ("4C4C4C4C55553144A1B2000000000130", "4C4C4C4C-5555-3144-A1B2-000000000130"),
+        ("4C4C4C4C-55553-144-A1B2-000000000130", nil), ("4C4C4C4C-5555-3144-A1B2-00000000013G", nil), ("", nil),
+        ("4C4C4C4C-5555-3144-A1B2-0000000001300", nil),
+    ])
+    func uuidCanonicalForm(text: String, canonical: String?) {
+        #expect(ColumnPatterns.canonicalUUID(text) == canonical)
+    }
+
     @Test(arguments: [("17.2.1", true), ("1", true), ("1.2 beta", false), ("1..2", false), (".1", false), ("1.", false), ("", false)])
     func dottedNumberPattern(text: String, fits: Bool) {
         #expect(ColumnPatterns.isDottedNumber(text) == fits)
