@@ -10,6 +10,8 @@ final class InputReader {
     private(set) var count = 0
     private(set) var atEnd = false
     private(set) var readError: String?
+    /// Never buffer more than this many bytes plus one (enough to tell that a limit was passed).
+    var byteLimit = Int.max
 
     init(descriptor: Int32, initialCapacity: Int = 1 << 20) {
         self.descriptor = descriptor
@@ -31,15 +33,18 @@ final class InputReader {
             count -= start
             start = 0
         }
+        let ceiling = byteLimit == Int.max ? Int.max : byteLimit + 1
+        guard count < ceiling else { return false }
         if count == capacity {
-            let bigger = UnsafeMutableRawPointer.allocate(byteCount: capacity * 2, alignment: 16)
+            let grown = Swift.min(capacity * 2, Swift.max(ceiling, capacity + 1))
+            let bigger = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 16)
             bigger.copyMemory(from: pointer, byteCount: count)
             pointer.deallocate()
             pointer = bigger
-            capacity *= 2
+            capacity = grown
         }
         while true {
-            let got = read(descriptor, pointer + count, capacity - count)
+            let got = read(descriptor, pointer + count, Swift.min(capacity, ceiling) - count)
             if got > 0 {
                 count += got
                 return true
@@ -133,11 +138,12 @@ final class InputSession {
             return
         }
         // One JSON document: read it whole, within the limit.
+        reader.byteLimit = options.maxFileBytes
         while !reader.atEnd {
             if reader.count > options.maxFileBytes {
                 return fail("", "larger than \(options.maxFileBytes) bytes, the limit for one JSON document (JSON Lines may be longer)")
             }
-            reader.readMore()
+            if !reader.readMore() && !reader.atEnd { break }
         }
         if let error = reader.readError { return fail("", "cannot read: \(error)") }
         if reader.count > options.maxFileBytes {

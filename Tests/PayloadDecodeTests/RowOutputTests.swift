@@ -242,6 +242,32 @@ import Testing
         #expect(limited.errors.first?.place == "line 2")
     }
 
+    /// Limits hold on files too: a document over the limit is refused after reading just past it,
+    /// and a line longer than the buffer is skipped while the next line still converts.
+    @Test func fileLimits() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("limits-\(getpid())-\(UInt64.random(in: 0...UInt64.max))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let document = folder.appendingPathComponent("big.json")
+        try ("[\n" + String(repeating: "1,\n", count: 1_500_000) + "1\n]\n").write(to: document, atomically: true, encoding: .utf8)
+        var options = ConversionOptions()
+        options.maxFileBytes = 1 << 20
+        let refused = convertFile(document.path, options: options)
+        #expect(!refused.succeeded)
+        #expect(refused.errors.map(\.message) == ["larger than 1048576 bytes, the limit for one JSON document (JSON Lines may be longer)"])
+
+        let metric = try String(contentsOfFile: Samples.path("payloads.jsonl"), encoding: .utf8).split(separator: "\n")[0]
+        let lines = folder.appendingPathComponent("lines.jsonl")
+        let hugeLine = "{\"pad\":\"" + String(repeating: "x", count: 3 << 20) + "\"}"
+        try [String(metric), hugeLine, String(metric)].joined(separator: "\n").write(to: lines, atomically: true, encoding: .utf8)
+        options = ConversionOptions()
+        options.maxLineBytes = 1 << 20
+        let skipped = convertFile(lines.path, options: options)
+        #expect(skipped.rows.count == 16)
+        #expect(skipped.errors.map(\.place) == ["line 2"])
+        #expect(skipped.errors.first?.message == "longer than 1048576 bytes, the limit for one line; skipped")
+    }
+
     @Test func standardInputIsRead() throws {
         let pipe = Pipe()
         let data = try Data(contentsOf: URL(fileURLWithPath: Samples.path("metrics-ios13.json")))
