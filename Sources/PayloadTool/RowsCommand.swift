@@ -25,8 +25,8 @@ enum RowsCommand {
                                   (Europe/Berlin) or +HH:MM / -HH:MM. Default UTC.
           --promotion <on|off>    Override the ProMotion table for every row.
           --output <file>         Write here (atomically: complete or not at all) instead of stdout.
-          --jobs <n>              Files converted at once (default: cores, at most 4). Output order
-                                  and bytes do not depend on it.
+          --jobs <n>              Files converted at once (default: the idle cores, at most 4, 1 on
+                                  a busy machine). Output order and bytes do not depend on it.
           -h, --help              Show help information.
 
         Exit status: 0 all inputs converted, 1 some input failed (the rest were still converted),
@@ -46,7 +46,7 @@ enum RowsCommand {
         let parsed: CommandArguments
         let format: RowFormat
         var conversion = ConversionOptions()
-        var jobs = Swift.min(Swift.max(ProcessInfo.processInfo.activeProcessorCount, 1), 4)
+        var jobs = defaultJobs()
         do throws(UsageError) {
             parsed = try CommandArguments(arguments, options: options)
             if parsed.wantsHelp {
@@ -134,6 +134,16 @@ enum RowsCommand {
             }
         }
         return allConverted ? PayloadTool.exitSuccess : PayloadTool.exitFailure
+    }
+
+    /// The cores left idle by the load average (as `make -l` does), 1 to 4: on a busy machine extra
+    /// threads only wait for a core and make the run slower.
+    static func defaultJobs() -> Int {
+        let cores = Swift.max(ProcessInfo.processInfo.activeProcessorCount, 1)
+        var load = [0.0]
+        guard getloadavg(&load, 1) == 1 else { return 1 }
+        let idle = Int((Double(cores) - load[0]).rounded(.down))
+        return Swift.min(Swift.max(idle, 1), cores, 4)
     }
 
     /// A regular file small enough to hold its rows in memory while others convert.
