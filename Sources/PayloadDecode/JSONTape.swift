@@ -63,7 +63,9 @@ final class JSONParser {
             throw JSONSyntaxError(offset: 0, message: "input too large for the JSON parser")
         }
         if nodes.capacity < count / 24 { nodes.reserveCapacity(Swift.min(count / 24, maxNodes)) }
-        var i = skipWhitespace(base, 0, count)
+        // A UTF-8 byte order mark (editors on Windows add one) is not part of the value.
+        let bom = count >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF ? 3 : 0
+        var i = skipWhitespace(base, bom, count)
         var expectingValue = true
         while true {
             if expectingValue {

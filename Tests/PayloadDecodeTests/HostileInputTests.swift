@@ -152,6 +152,15 @@ import Testing
         #expect(lines.errors.map(\.place) == ["line 2"])
     }
 
+    @Test func byteOrderMarkAndCRLFLineEnds() throws {
+        let pretty = "\u{FEFF}" + metricPayload(cpu).replacingOccurrences(of: "\n", with: "\r\n")
+        #expect(convert(pretty).rows.map(\.name) == ["cpu_time"])
+        let line = metricPayload(cpu).replacingOccurrences(of: "\n", with: " ")
+        let lines = convert("\u{FEFF}" + [line, line].joined(separator: "\r\n") + "\r\n")
+        #expect(lines.succeeded)
+        #expect(lines.rows.count == 2)
+    }
+
     @Test func unknownDocumentsAreErrors() throws {
         #expect(convert("{\"hello\" : 1}").errors.first?.message.contains("not a MetricKit payload") == true)
         #expect(convert("42").errors.first?.message.contains("not a MetricKit payload") == true)
