@@ -27,9 +27,7 @@ final class CanonicalForm {
         count = 0
         members.removeAll(keepingCapacity: true)
         hasher = SHA1()
-        document.nodes.withUnsafeBufferPointer { nodes in
-            append(document, nodes, index)
-        }
+        append(document, document.nodes, index)
         flush()
         return hasher.finish()
     }
