@@ -24,7 +24,6 @@ struct StackNormalizer {
         var uuid: String?
         var address: UInt64?
         var field: UInt64?
-        var key: String
     }
 
     static func normalize(_ document: JSONDocument, tree: Int, orientation: Orientation, keyPath: String) -> Outcome {
@@ -52,19 +51,20 @@ struct StackNormalizer {
             outcome.warnings.append((stackKey, "no root frame; stack left null"))
             return outcome
         }
-        func sampleCount(_ frame: Int, key: String) -> UInt64 {
+        // Keys are closures: built only when a warning needs one.
+        func sampleCount(_ frame: Int, key: () -> String) -> UInt64 {
             guard document.kind(frame) == .object, let value = document.member(frame, "sampleCount") else { return 0 }
             guard case .value(let count) = document.unsignedInteger(value) else {
-                outcome.warnings.append((key + ".sampleCount", "not a count (a whole number from 0); counted as 0"))
+                outcome.warnings.append((key() + ".sampleCount", "not a count (a whole number from 0); counted as 0"))
                 return 0
             }
             return count
         }
-        func heaviest(_ frames: [Int], key: String) -> Int {
+        func heaviest(_ frames: [Int], key: () -> String) -> Int {
             var best = 0
             var bestCount: UInt64 = 0
             for (position, frame) in frames.enumerated() {
-                let count = sampleCount(frame, key: "\(key)[\(position)]")
+                let count = sampleCount(frame, key: { "\(key())[\(position)]" })
                 if position == 0 || count > bestCount {
                     best = position
                     bestCount = count
@@ -74,10 +74,14 @@ struct StackNormalizer {
         }
         // Walk one path root → leaf without recursion; the depth limit is checked per step.
         var path: [RawFrame] = []
-        var position = orientation == .sampleTree ? heaviest(roots, key: stackKey) : 0
+        var position = orientation == .sampleTree ? heaviest(roots, key: { stackKey }) : 0
         let rootPosition = position
         var node = roots[position]
-        var key = "\(stackKey)[\(position)]"
+        // The key path of the current frame, built only when a message needs it.
+        var positions = [position]
+        func keyOfCurrentFrame() -> String {
+            stackKey + "[\(positions[0])]" + positions.dropFirst().map { ".subFrames[\($0)]" }.joined()
+        }
         while true {
             if path.count >= maxDepth {
                 // The place names the root frame, not 130 × ".subFrames[0]".
@@ -88,19 +92,19 @@ struct StackNormalizer {
                 return outcome
             }
             guard document.kind(node) == .object else {
-                outcome.warnings.append((key, "frame is not an object; skipped"))
+                outcome.warnings.append((keyOfCurrentFrame(), "frame is not an object; skipped"))
                 break
             }
-            path.append(readFrame(document, node, key: key, warnings: &outcome.warnings))
+            path.append(readFrame(document, node, key: keyOfCurrentFrame, warnings: &outcome.warnings))
             let subFrames = document.member(node, "subFrames")
             if let subFrames, document.kind(subFrames) != .array, document.kind(subFrames) != .null {
-                outcome.warnings.append((key + ".subFrames", "not an array (a JSON \(document.kind(subFrames))); the stack ends here"))
+                outcome.warnings.append((keyOfCurrentFrame() + ".subFrames", "not an array (a JSON \(document.kind(subFrames))); the stack ends here"))
             }
             let children = subFrames.map { document.elements($0) } ?? []
             if children.isEmpty { break }
-            position = orientation == .sampleTree ? heaviest(children, key: key + ".subFrames") : 0
+            position = orientation == .sampleTree ? heaviest(children, key: { keyOfCurrentFrame() + ".subFrames" }) : 0
             node = children[position]
-            key += ".subFrames[\(position)]"
+            positions.append(position)
         }
         if orientation == .sampleTree { path.reverse() }
 
@@ -152,35 +156,41 @@ struct StackNormalizer {
     }
 
     private static func readFrame(
-        _ document: JSONDocument, _ node: Int, key: String, warnings: inout [(key: String, message: String)]
+        _ document: JSONDocument, _ node: Int, key: () -> String, warnings: inout [(key: String, message: String)]
     ) -> RawFrame {
-        var frame = RawFrame(key: key)
+        var frame = RawFrame()
         if let name = document.member(node, "binaryName") {
-            if let text = document.string(name) {
-                let kept = text.unicodeScalars.filter {
-                    ($0 >= "a" && $0 <= "z") || ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9")
-                        || $0 == "_" || $0 == "." || $0 == "+" || $0 == "-"
+            if document.kind(name) == .string {
+                frame.image = document.withStringBytes(name) { bytes -> String? in
+                    var kept: [UInt8] = []
+                    kept.reserveCapacity(bytes.count)
+                    for c in bytes
+                    where (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c == 0x5f || c == 0x2e
+                        || c == 0x2b || c == 0x2d
+                    {
+                        kept.append(c)
+                    }
+                    return kept.isEmpty ? nil : String(decoding: kept, as: UTF8.self)
                 }
-                frame.image = kept.isEmpty ? nil : String(String.UnicodeScalarView(kept))
             } else {
-                warnings.append(("\(key).binaryName", "not a string; image left null"))
+                warnings.append(("\(key()).binaryName", "not a string; image left null"))
             }
         }
         if let uuid = document.member(node, "binaryUUID") {
-            if let text = document.string(uuid), let canonical = ColumnPatterns.canonicalUUID(text) {
+            if document.kind(uuid) == .string, let canonical = document.withStringBytes(uuid, { ColumnPatterns.canonicalUUID(bytes: $0) }) {
                 frame.uuid = canonical
             } else {
-                warnings.append(("\(key).binaryUUID", "not a UUID; uuid left null"))
+                warnings.append(("\(key()).binaryUUID", "not a UUID; uuid left null"))
             }
         }
         func unsigned(_ field: StaticString) -> UInt64? {
             guard let value = document.member(node, field) else { return nil }
             switch document.unsignedInteger(value) {
             case .value(let number): return number
-            case .negative: warnings.append(("\(key).\(field)", "negative; frame field ignored"))
-            case .tooLarge: warnings.append(("\(key).\(field)", "past 2^64 − 1; frame field ignored"))
-            case .notInteger: warnings.append(("\(key).\(field)", "not an integer; frame field ignored"))
-            case .notANumber: warnings.append(("\(key).\(field)", "not a number; frame field ignored"))
+            case .negative: warnings.append(("\(key()).\(field)", "negative; frame field ignored"))
+            case .tooLarge: warnings.append(("\(key()).\(field)", "past 2^64 − 1; frame field ignored"))
+            case .notInteger: warnings.append(("\(key()).\(field)", "not an integer; frame field ignored"))
+            case .notANumber: warnings.append(("\(key()).\(field)", "not a number; frame field ignored"))
             }
             return nil
         }
