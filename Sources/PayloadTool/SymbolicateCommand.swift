@@ -18,7 +18,8 @@ enum SymbolicateCommand {
         instruction. With --object, addresses (or offsets) are looked up exactly as given, one per
         argument or one per line on standard input, and answered in the same order.
 
-        \(usage)
+        USAGE:
+        \(usage.split(separator: "\n").map { "  " + $0.replacingOccurrences(of: "Usage: ", with: "").trimmingCharacters(in: .whitespaces) }.joined(separator: "\n"))
 
         ARGUMENTS:
           <FILE>                  Payload dumps or row files; '-' reads standard input.
