@@ -9,6 +9,13 @@ public struct ConversionOptions: Sendable {
     /// `--promotion`: overrides the ProMotion table when set.
     public var promotionOverride: Bool?
 
+    /// Largest JSON document read whole (a JSON Lines file may be longer; its lines may not).
+    public var maxFileBytes: Int = 64 << 20
+    /// Largest line of a JSON Lines input.
+    public var maxLineBytes: Int = 16 << 20
+    /// Deepest JSON nesting accepted (objects and arrays).
+    public var maxJSONDepth: Int = 512
+
     public init(userID: String? = nil, timeZone: TimeZone = TimeZone(identifier: "UTC")!, promotionOverride: Bool? = nil) {
         self.userID = userID
         self.timeZone = timeZone
@@ -43,6 +50,10 @@ public struct InputDiagnostic: Sendable, Error, CustomStringConvertible {
 public enum RowSource {
     /// Reads one input and hands its rows to `emit`, in order.
     ///
+    /// The file is read with plain `read(2)` calls: a JSON document whole (up to
+    /// `options.maxFileBytes`), JSON Lines line by line (each up to `options.maxLineBytes`), so
+    /// memory does not grow with the input.
+    ///
     /// - Parameters:
     ///   - path: a file path, or `-` for `standardInput`.
     ///   - report: receives every warning and error, each naming the file and the place.
@@ -53,8 +64,41 @@ public enum RowSource {
         path: String, options: ConversionOptions, standardInput: FileHandle? = nil,
         report: (InputDiagnostic) -> Void, emit: (Row) -> Void
     ) -> Bool {
-        // Scaffolding until the decoder lands.
-        report(InputDiagnostic(severity: .error, file: path, place: "", message: "payload decoding is not built yet"))
-        return false
+        let name = path == "-" ? "<stdin>" : path
+        let descriptor: Int32
+        if path == "-" {
+            descriptor = standardInput?.fileDescriptor ?? STDIN_FILENO
+        } else {
+            descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                report(InputDiagnostic(severity: .error, file: name, place: "", message: "cannot open: \(String(cString: strerror(errno)))"))
+                return false
+            }
+        }
+        defer { if path != "-" { close(descriptor) } }
+        // The session keeps the closures only for this call.
+        return withoutActuallyEscaping(report) { report in
+            withoutActuallyEscaping(emit) { emit in
+                let session = InputSession(file: name, options: options, report: report, emit: emit)
+                session.read(from: InputReader(descriptor: descriptor))
+                return !session.failed
+            }
+        }
+    }
+
+    /// Converts one input held in memory, in any form `readRows` accepts. The entry point of the
+    /// fuzz target: whatever the bytes, it reports and returns, never traps.
+    @discardableResult
+    public static func rows(
+        fromBytes bytes: UnsafeRawBufferPointer, fileName: String, options: ConversionOptions,
+        report: (InputDiagnostic) -> Void, emit: (Row) -> Void
+    ) -> Bool {
+        withoutActuallyEscaping(report) { report in
+            withoutActuallyEscaping(emit) { emit in
+                let session = InputSession(file: fileName, options: options, report: report, emit: emit)
+                session.convertWhole(bytes)
+                return !session.failed
+            }
+        }
     }
 }

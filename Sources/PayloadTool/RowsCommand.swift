@@ -1,12 +1,161 @@
 import Foundation
+import PayloadDecode
 
-/// `payload-tool rows`. Scaffolding: replaced by the command's implementation.
+/// `payload-tool rows`: payload dumps (or row files) in, `yui_perf` rows out.
 enum RowsCommand {
+    static let usage = "Usage: payload-tool rows [--format json|jsonl|csv|sql] [--user UUID] [--timezone ZONE] [--promotion on|off] [--output FILE] <FILE|->..."
+
+    static let help = """
+        OVERVIEW: Convert MetricKit payload dumps to yui_perf rows.
+
+        Each input is a metric payload, a diagnostic payload, a single diagnostic, a JSON array of
+        these, or JSON Lines of them (the kind is read from the keys). Row files written by this
+        command are read back as they are.
+
+        USAGE: payload-tool rows [options] <FILE|->...
+
+        ARGUMENTS:
+          <FILE|->                A payload dump, or - for standard input.
+
+        OPTIONS:
+          --format <format>       json (default: one JSON array, every column), jsonl, csv or sql
+                                  (INSERT ... ON CONFLICT (user_id, row_key) DO NOTHING).
+          --user <uuid>           The user_id of every row (also part of each row_key).
+          --timezone <zone>       Zone of timestamps written without one: an IANA name
+                                  (Europe/Berlin) or +HH:MM / -HH:MM. Default UTC.
+          --promotion <on|off>    Override the ProMotion table for every row.
+          --output <file>         Write here (atomically: complete or not at all) instead of stdout.
+          -h, --help              Show help information.
+
+        Exit status: 0 all inputs converted, 1 some input failed (the rest were still converted),
+        64 usage error. Warnings and errors go to stderr, naming the file and the place.
+
+        """
+
+    static let options: [OptionSpec] = [
+        .value("--format"), .value("--user"), .value("--timezone"), .value("--promotion"), .value("--output"),
+    ]
+
     static func run(
         arguments: [String], stdin: FileHandle, stdout: inout some TextOutputStream,
         stderr: inout some TextOutputStream
     ) -> Int32 {
-        stderr.write("error: 'rows' is not built yet\n")
-        return PayloadTool.exitFailure
+        let parsed: CommandArguments
+        let format: RowFormat
+        var conversion = ConversionOptions()
+        do {
+            parsed = try CommandArguments(arguments, options: options)
+            if parsed.wantsHelp {
+                stdout.write(help)
+                return PayloadTool.exitSuccess
+            }
+            (format, conversion) = try validate(parsed)
+        } catch {
+            return reportUsage(error, command: "rows", usage: usage, to: &stderr)
+        }
+
+        var sink: OutputSink
+        if let path = parsed.value("--output") {
+            do {
+                sink = .file(try AtomicOutputFile(path: path))
+            } catch {
+                stderr.write("error: \(error)\n")
+                return PayloadTool.exitFailure
+            }
+        } else {
+            sink = .stream
+        }
+
+        var writer = RowWriter(format: format)
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(1 << 17)
+        var writeFailure: String?
+        func flush(_ force: Bool) {
+            guard force || buffer.count >= 1 << 16 else { return }
+            switch sink {
+            case .stream: stdout.write(String(decoding: buffer, as: UTF8.self))
+            case .file(let file):
+                if writeFailure == nil, let problem = file.write(buffer) { writeFailure = problem }
+            }
+            buffer.removeAll(keepingCapacity: true)
+        }
+        var allConverted = true
+        writer.begin(into: &buffer)
+        for path in parsed.positionals {
+            let converted = RowSource.readRows(
+                path: path, options: conversion, standardInput: stdin,
+                report: { diagnostic in stderr.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") },
+                emit: { row in
+                    writer.write(row, into: &buffer)
+                    flush(false)
+                })
+            if !converted { allConverted = false }
+        }
+        writer.end(into: &buffer)
+        flush(true)
+        if case .file(let file) = sink {
+            if let problem = writeFailure ?? file.commit() {
+                file.discard()
+                stderr.write("error: \(problem)\n")
+                return PayloadTool.exitFailure
+            }
+        }
+        return allConverted ? PayloadTool.exitSuccess : PayloadTool.exitFailure
+    }
+
+    private enum OutputSink {
+        case stream
+        case file(AtomicOutputFile)
+    }
+
+    /// Cross-flag rules and flag values, each message naming its flag.
+    static func validate(_ parsed: CommandArguments) throws(UsageError) -> (RowFormat, ConversionOptions) {
+        var conversion = ConversionOptions()
+        let formatName = parsed.value("--format") ?? "json"
+        guard let format = RowFormat(rawValue: formatName) else {
+            throw UsageError(message: "Invalid value '\(formatName)' for '--format' (json, jsonl, csv or sql).")
+        }
+        if let user = parsed.value("--user") {
+            guard let canonical = ColumnPatterns.userUUID(user) else {
+                throw UsageError(message: "Invalid value '\(user)' for '--user': not a UUID.")
+            }
+            conversion.userID = canonical
+        }
+        if let zone = parsed.value("--timezone") {
+            guard let timeZone = timeZone(zone) else {
+                throw UsageError(message: "Invalid value '\(zone)' for '--timezone': an IANA name (Europe/Berlin) or +HH:MM.")
+            }
+            conversion.timeZone = timeZone
+        }
+        if let promotion = parsed.value("--promotion") {
+            switch promotion {
+            case "on": conversion.promotionOverride = true
+            case "off": conversion.promotionOverride = false
+            default: throw UsageError(message: "Invalid value '\(promotion)' for '--promotion' (on or off).")
+            }
+        }
+        guard !parsed.positionals.isEmpty else {
+            throw UsageError(message: "Missing input: give one or more payload files, or - for standard input.")
+        }
+        return (format, conversion)
+    }
+
+    /// An IANA zone name, or a fixed `+HH:MM` / `-HH:MM` offset.
+    static func timeZone(_ text: String) -> TimeZone? {
+        let bytes = Array(text.utf8)
+        if let sign = bytes.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+            let digits = bytes.dropFirst().filter { $0 != UInt8(ascii: ":") }
+            guard bytes.count == 6, bytes[3] == UInt8(ascii: ":"), digits.count == 4,
+                digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
+            else { return nil }
+            let values = digits.map { Int($0 - 0x30) }
+            let hours = values[0] * 10 + values[1]
+            let minutes = values[2] * 10 + values[3]
+            guard hours <= 18, minutes < 60 else { return nil }
+            let seconds = (hours * 3600 + minutes * 60) * (sign == UInt8(ascii: "-") ? -1 : 1)
+            return TimeZone(secondsFromGMT: seconds)
+        }
+        guard text.contains("/") || text == "UTC" || text == "GMT" else { return nil }
+        return TimeZone(identifier: text)
     }
 }

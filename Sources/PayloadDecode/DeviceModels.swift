@@ -1,0 +1,111 @@
+/// Which device models have a ProMotion (120 Hz) display, from Apple's published model
+/// identifiers. Used for the `promotion` column unless `--promotion` overrides it.
+public enum DeviceModels {
+    public static let promotionModels: Set<String> = [
+        // iPhone 13 Pro, 13 Pro Max
+        "iPhone14,2", "iPhone14,3",
+        // iPhone 14 Pro, 14 Pro Max
+        "iPhone15,2", "iPhone15,3",
+        // iPhone 15 Pro, 15 Pro Max
+        "iPhone16,1", "iPhone16,2",
+        // iPhone 16 Pro, 16 Pro Max
+        "iPhone17,1", "iPhone17,2",
+        // iPhone 17 Pro, 17 Pro Max, 17, Air (the whole iPhone 17 family has ProMotion)
+        "iPhone18,1", "iPhone18,2", "iPhone18,3", "iPhone18,4",
+        // iPad Pro 12.9-inch (2nd generation), 10.5-inch
+        "iPad7,1", "iPad7,2", "iPad7,3", "iPad7,4",
+        // iPad Pro 11-inch (1st, 2nd), 12.9-inch (3rd, 4th)
+        "iPad8,1", "iPad8,2", "iPad8,3", "iPad8,4", "iPad8,5", "iPad8,6", "iPad8,7", "iPad8,8",
+        "iPad8,9", "iPad8,10", "iPad8,11", "iPad8,12",
+        // iPad Pro 11-inch (3rd), 12.9-inch (5th)
+        "iPad13,4", "iPad13,5", "iPad13,6", "iPad13,7", "iPad13,8", "iPad13,9", "iPad13,10", "iPad13,11",
+        // iPad Pro 11-inch (4th), 12.9-inch (6th)
+        "iPad14,3", "iPad14,4", "iPad14,5", "iPad14,6",
+        // iPad Pro 11-inch and 13-inch (M4)
+        "iPad16,3", "iPad16,4", "iPad16,5", "iPad16,6",
+        // iPad Pro 11-inch and 13-inch (M5)
+        "iPad17,1", "iPad17,2", "iPad17,3", "iPad17,4",
+    ]
+
+    public static func hasPromotion(_ model: String) -> Bool { promotionModels.contains(model) }
+}
+
+/// The table's checks on text columns, by hand (no NSRegularExpression per row).
+public enum ColumnPatterns {
+    /// `^[a-z][a-z0-9_]{1,40}$`
+    public static func isName(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 2, bytes.count <= 41, bytes[0] >= 0x61 && bytes[0] <= 0x7a else { return false }
+        return bytes.dropFirst().allSatisfy { ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5f }
+    }
+
+    /// `^[0-9]+(\.[0-9]+)*$` (app_version and os)
+    public static func isDottedNumber(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard !bytes.isEmpty else { return false }
+        var previousWasDigit = false
+        for c in bytes {
+            if c >= 0x30 && c <= 0x39 {
+                previousWasDigit = true
+            } else if c == UInt8(ascii: ".") && previousWasDigit {
+                previousWasDigit = false
+            } else {
+                return false
+            }
+        }
+        return previousWasDigit
+    }
+
+    /// The brief's pattern, `^([A-Z][A-Za-z]*[0-9]+,[0-9]+|arm64)$`, refuses every model
+    /// identifier Apple uses for phones and tablets (`iPhone17,2` starts with a lower-case `i`),
+    /// while the seed names `iPhone16,2` and `iPhone17,2` as the values this column holds. So the
+    /// first letter may be either case; the migration must use this same pattern.
+    public static let devicePattern = "^([A-Za-z][A-Za-z]*[0-9]+,[0-9]+|arm64)$"
+
+    /// `devicePattern`, by hand.
+    public static func isDevice(_ text: String) -> Bool {
+        if text == "arm64" { return true }
+        let bytes = Array(text.utf8)
+        guard let first = bytes.first, (first >= 0x41 && first <= 0x5a) || (first >= 0x61 && first <= 0x7a) else { return false }
+        var i = 1
+        func isLetter(_ c: UInt8) -> Bool { (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) }
+        func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
+        while i < bytes.count, isLetter(bytes[i]) { i += 1 }
+        let majorStart = i
+        while i < bytes.count, isDigit(bytes[i]) { i += 1 }
+        guard i > majorStart, i < bytes.count, bytes[i] == UInt8(ascii: ",") else { return false }
+        i += 1
+        let minorStart = i
+        while i < bytes.count, isDigit(bytes[i]) { i += 1 }
+        return i > minorStart && i == bytes.count
+    }
+
+    /// A canonical upper-case 8-4-4-4-12 UUID from 32 hex digits with or without dashes.
+    public static func canonicalUUID(_ text: String) -> String? {
+        var hex: [UInt8] = []
+        for c in text.utf8 {
+            if c == UInt8(ascii: "-") { continue }
+            guard hexValue(c) != nil else { return nil }
+            hex.append(c >= 0x61 ? c - 0x20 : c)
+        }
+        guard hex.count == 32 else { return nil }
+        let dashed = text.utf8.filter { $0 == UInt8(ascii: "-") }.count
+        if dashed != 0 {
+            // Dashes, when present, must sit where a UUID has them.
+            let parts = text.split(separator: "-", omittingEmptySubsequences: false).map(\.count)
+            guard parts == [8, 4, 4, 4, 12] else { return nil }
+        }
+        var out: [UInt8] = []
+        for (k, c) in hex.enumerated() {
+            if k == 8 || k == 12 || k == 16 || k == 20 { out.append(UInt8(ascii: "-")) }
+            out.append(c)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// A lower-case 8-4-4-4-12 UUID (for `--user`), or `nil` when `text` is not a UUID.
+    public static func userUUID(_ text: String) -> String? {
+        guard text.utf8.count == 36, let canonical = canonicalUUID(text) else { return nil }
+        return canonical.lowercased()
+    }
+}

@@ -1,0 +1,278 @@
+import Foundation
+
+/// A growable byte buffer filled by `read(2)`; owns malloc'd memory, so it is a final class.
+final class InputReader {
+    let descriptor: Int32
+    private(set) var pointer: UnsafeMutableRawPointer
+    private(set) var capacity: Int
+    /// Bytes `[start, count)` are unconsumed.
+    var start = 0
+    private(set) var count = 0
+    private(set) var atEnd = false
+    private(set) var readError: String?
+
+    init(descriptor: Int32, initialCapacity: Int = 1 << 20) {
+        self.descriptor = descriptor
+        capacity = initialCapacity
+        pointer = UnsafeMutableRawPointer.allocate(byteCount: initialCapacity, alignment: 16)
+    }
+
+    deinit { pointer.deallocate() }
+
+    var unconsumed: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: pointer + start, count: count - start) }
+
+    /// Drops consumed bytes, then reads once more (growing the buffer when it is full).
+    /// Returns `false` at the end of input or on a read error.
+    @discardableResult
+    func readMore() -> Bool {
+        guard !atEnd else { return false }
+        if start > 0 {
+            memmove(pointer, pointer + start, count - start)
+            count -= start
+            start = 0
+        }
+        if count == capacity {
+            let bigger = UnsafeMutableRawPointer.allocate(byteCount: capacity * 2, alignment: 16)
+            bigger.copyMemory(from: pointer, byteCount: count)
+            pointer.deallocate()
+            pointer = bigger
+            capacity *= 2
+        }
+        while true {
+            let got = read(descriptor, pointer + count, capacity - count)
+            if got > 0 {
+                count += got
+                return true
+            }
+            if got < 0 && errno == EINTR { continue }
+            if got < 0 { readError = String(cString: strerror(errno)) }
+            atEnd = true
+            return false
+        }
+    }
+
+    /// Forgets everything buffered (used to skip an over-long line).
+    func discardAll() {
+        start = 0
+        count = 0
+    }
+}
+
+/// One input being converted: the parser and converter it reuses, and whether it failed.
+final class InputSession {
+    let file: String
+    let options: ConversionOptions
+    let report: (InputDiagnostic) -> Void
+    let emit: (Row) -> Void
+    private(set) var failed = false
+    private let parser: JSONParser
+    private let converter: PayloadConverter
+
+    init(file: String, options: ConversionOptions, report: @escaping (InputDiagnostic) -> Void, emit: @escaping (Row) -> Void) {
+        self.file = file
+        self.options = options
+        self.report = report
+        self.emit = emit
+        parser = JSONParser(maxDepth: options.maxJSONDepth)
+        converter = PayloadConverter(options: options, file: file)
+    }
+
+    private func fail(_ place: String, _ message: String) {
+        failed = true
+        report(InputDiagnostic(severity: .error, file: file, place: place, message: message))
+    }
+
+    // MARK: Telling JSON Lines from one document
+
+    private static func isWhitespace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09 }
+
+    /// Whether `bytes` alone is one complete JSON value: a file whose first line is one is read as
+    /// JSON Lines (a pretty-printed dump's first line is a lone `{` or `[`).
+    private func isCompleteValue(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        (try? parser.parse(bytes)) != nil
+    }
+
+    /// The first non-blank line of `bytes`: (start, end) or `nil` when it does not end within `bytes`.
+    private static func firstLine(_ bytes: UnsafeRawBufferPointer, from: Int = 0, complete: Bool) -> (Int, Int)? {
+        var begin = from
+        while begin < bytes.count, isWhitespace(bytes[begin]) { begin += 1 }
+        guard begin < bytes.count else { return nil }
+        var end = begin
+        while end < bytes.count, bytes[end] != 0x0a { end += 1 }
+        if end == bytes.count && !complete { return nil }
+        return (begin, end)
+    }
+
+    // MARK: Files and standard input, streamed
+
+    func read(from reader: InputReader) {
+        // Read until the first non-blank line is complete, to decide the form.
+        var firstLineRange: (Int, Int)?
+        while true {
+            if let range = Self.firstLine(reader.unconsumed, complete: reader.atEnd) {
+                firstLineRange = range
+                break
+            }
+            if reader.atEnd || reader.count > options.maxLineBytes { break }
+            reader.readMore()
+        }
+        if let error = reader.readError { return fail("", "cannot read: \(error)") }
+        if reader.atEnd && !reader.unconsumed.contains(where: { !Self.isWhitespace($0) }) {
+            return fail("", "empty input, a JSON value was expected")
+        }
+        if let (begin, end) = firstLineRange,
+            isCompleteValue(UnsafeRawBufferPointer(rebasing: reader.unconsumed[begin..<end]))
+        {
+            streamLines(reader)
+            return
+        }
+        // One JSON document: read it whole, within the limit.
+        while !reader.atEnd {
+            if reader.count > options.maxFileBytes {
+                return fail("", "larger than \(options.maxFileBytes) bytes, the limit for one JSON document (JSON Lines may be longer)")
+            }
+            reader.readMore()
+        }
+        if let error = reader.readError { return fail("", "cannot read: \(error)") }
+        if reader.count > options.maxFileBytes {
+            return fail("", "larger than \(options.maxFileBytes) bytes, the limit for one JSON document (JSON Lines may be longer)")
+        }
+        convertDocumentOrLines(reader.unconsumed)
+    }
+
+    private func streamLines(_ reader: InputReader) {
+        var lineNumber = 0
+        while true {
+            let pending = reader.unconsumed
+            if let newline = pending.firstIndex(of: 0x0a) {
+                lineNumber += 1
+                if newline > options.maxLineBytes {
+                    fail("line \(lineNumber)", "longer than \(options.maxLineBytes) bytes, the limit for one line; skipped")
+                } else {
+                    convertLine(UnsafeRawBufferPointer(rebasing: pending[..<newline]), number: lineNumber)
+                }
+                reader.start += newline + 1
+                continue
+            }
+            if reader.atEnd {
+                if !pending.isEmpty {
+                    lineNumber += 1
+                    convertLine(pending, number: lineNumber)
+                }
+                if let error = reader.readError { fail("line \(lineNumber + 1)", "cannot read: \(error)") }
+                return
+            }
+            if pending.count > options.maxLineBytes {
+                lineNumber += 1
+                fail("line \(lineNumber)", "longer than \(options.maxLineBytes) bytes, the limit for one line; skipped")
+                // Drop the rest of this line without holding it.
+                while true {
+                    reader.discardAll()
+                    guard reader.readMore() else { return }
+                    if let newline = reader.unconsumed.firstIndex(of: 0x0a) {
+                        reader.start += newline + 1
+                        break
+                    }
+                }
+                continue
+            }
+            reader.readMore()
+        }
+    }
+
+    // MARK: Bytes in memory
+
+    /// Converts a whole input held in memory (the fuzz entry and `rows(fromBytes:)`).
+    func convertWhole(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.contains(where: { !Self.isWhitespace($0) }) else {
+            return fail("", "empty input, a JSON value was expected")
+        }
+        if let (begin, end) = Self.firstLine(bytes, complete: true),
+            isCompleteValue(UnsafeRawBufferPointer(rebasing: bytes[begin..<end]))
+        {
+            return convertLines(bytes)
+        }
+        guard bytes.count <= options.maxFileBytes else {
+            return fail("", "larger than \(options.maxFileBytes) bytes, the limit for one JSON document")
+        }
+        convertDocumentOrLines(bytes)
+    }
+
+    /// One document; when it is not valid JSON but its second non-blank line is a complete value,
+    /// it is JSON Lines with a bad first line, and the other lines still convert.
+    private func convertDocumentOrLines(_ bytes: UnsafeRawBufferPointer) {
+        do {
+            let document = try parser.parse(bytes)
+            convertValue(document, place: "")
+        } catch {
+            if let (_, firstEnd) = Self.firstLine(bytes, complete: true),
+                let (begin, end) = Self.firstLine(bytes, from: firstEnd, complete: true),
+                isCompleteValue(UnsafeRawBufferPointer(rebasing: bytes[begin..<end]))
+            {
+                return convertLines(bytes)
+            }
+            fail(error.position(in: bytes), "invalid JSON: \(error.message)")
+        }
+    }
+
+    private func convertLines(_ bytes: UnsafeRawBufferPointer) {
+        var lineNumber = 0
+        var begin = 0
+        while begin < bytes.count {
+            var end = begin
+            while end < bytes.count, bytes[end] != 0x0a { end += 1 }
+            lineNumber += 1
+            if end - begin > options.maxLineBytes {
+                fail("line \(lineNumber)", "longer than \(options.maxLineBytes) bytes, the limit for one line; skipped")
+            } else {
+                convertLine(UnsafeRawBufferPointer(rebasing: bytes[begin..<end]), number: lineNumber)
+            }
+            begin = end + 1
+        }
+    }
+
+    private func convertLine(_ line: UnsafeRawBufferPointer, number: Int) {
+        guard line.contains(where: { !Self.isWhitespace($0) }) else { return }  // blank lines are allowed
+        do {
+            let document = try parser.parse(line)
+            convertValue(document, place: "line \(number)")
+        } catch {
+            fail("line \(number), column \(error.offset + 1)", "invalid JSON: \(error.message)")
+        }
+    }
+
+    // MARK: Values
+
+    /// A top-level value: a payload, a row, or an array of either.
+    private func convertValue(_ document: JSONDocument, place: String) {
+        let root = JSONDocument.root
+        if document.kind(root) == .array {
+            for (position, element) in document.elements(root).enumerated() {
+                let elementPlace = (place.isEmpty ? "" : place + ", ") + "payload \(position + 1)"
+                if document.kind(element) == .array {
+                    fail(elementPlace, "an array inside an array; a payload or a row object was expected")
+                    continue
+                }
+                convertItem(document, element, place: elementPlace)
+            }
+        } else {
+            convertItem(document, root, place: place.isEmpty ? "payload 1" : place)
+        }
+    }
+
+    private func convertItem(_ document: JSONDocument, _ index: Int, place: String) {
+        if RowReader.isRowObject(document, index) {
+            switch RowReader.read(document, index) {
+            case .success(let row): emit(row)
+            case .failure(let problem): fail(place, problem.message)
+            }
+            return
+        }
+        let result = converter.convert(document, index, place: place)
+        for issue in result.issues {
+            if issue.severity == .error { failed = true }
+            report(issue)
+        }
+        for row in result.rows { emit(row) }
+    }
+}

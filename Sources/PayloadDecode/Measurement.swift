@@ -1,0 +1,125 @@
+/// What a MetricKit measurement string measures.
+enum UnitDimension: String {
+    case duration, size, ratio, other
+}
+
+/// A `"<number> <unit>"` string from a payload, read by hand (no NumberFormatter): thousands
+/// separators dropped, an optional fraction kept, the unit mapped through the spellings of
+/// research/metrickit-format.md section 1.
+struct MeasurementReading: Equatable {
+    var number: Double
+    var unit: String
+    var dimension: UnitDimension
+    /// Multiplier to the dimension's base unit: seconds, bytes, or ms per s.
+    var toBase: Double
+
+    var seconds: Double? { dimension == .duration ? number * toBase : nil }
+    var milliseconds: Double? { dimension == .duration ? number * toBase * 1000 : nil }
+    /// MB of 2^20 bytes.
+    var megabytes: Double? { dimension == .size ? number * toBase / 1_048_576 : nil }
+    var millisecondsPerSecond: Double? { dimension == .ratio ? number * toBase : nil }
+}
+
+enum MeasurementError: Error, Equatable {
+    case notAMeasurement(String)
+    case unknownUnit(String)
+    case outOfRange(String)
+
+    var message: String {
+        switch self {
+        case .notAMeasurement(let text): return "'\(text)' is not a \"<number> <unit>\" measurement"
+        case .unknownUnit(let unit): return "unknown unit '\(unit)'"
+        case .outOfRange(let text): return "'\(text)' is out of range"
+        }
+    }
+}
+
+enum MeasurementParser {
+    /// Unit spellings, with their dimension and factor to the base unit. iOS 13/14 printed units
+    /// in the device's language (`秒`, `毫秒`, `千字节`); later systems print the unit as created.
+    static let units: [String: (UnitDimension, Double)] = [
+        "ms": (.duration, 0.001), "msec": (.duration, 0.001), "msecs": (.duration, 0.001), "毫秒": (.duration, 0.001),
+        "µs": (.duration, 1e-6), "μs": (.duration, 1e-6), "微秒": (.duration, 1e-6),
+        "s": (.duration, 1), "sec": (.duration, 1), "secs": (.duration, 1), "sec.": (.duration, 1),
+        "secs.": (.duration, 1), "second": (.duration, 1), "seconds": (.duration, 1), "秒": (.duration, 1),
+        "min": (.duration, 60), "mins": (.duration, 60), "min.": (.duration, 60), "分钟": (.duration, 60),
+        "h": (.duration, 3600), "hr": (.duration, 3600), "hrs": (.duration, 3600), "小时": (.duration, 3600),
+        "byte": (.size, 1), "bytes": (.size, 1), "B": (.size, 1), "字节": (.size, 1),
+        // MetricKit's kB are KiB (PowerLog shifts bytes right by 10), and MB are MiB.
+        "kB": (.size, 1024), "KB": (.size, 1024), "KiB": (.size, 1024), "千字节": (.size, 1024),
+        "MB": (.size, 1_048_576), "MiB": (.size, 1_048_576), "兆字节": (.size, 1_048_576),
+        "GB": (.size, 1_073_741_824), "GiB": (.size, 1_073_741_824), "吉字节": (.size, 1_073_741_824),
+        "ms per s": (.ratio, 1), "ms/s": (.ratio, 1), "毫秒/秒": (.ratio, 1),
+        "kiloinstructions": (.other, 1), "bars": (.other, 1), "apl": (.other, 1),
+    ]
+
+    /// Largest magnitude accepted for any measurement: far above anything real, far below where
+    /// a `real` column or an Int conversion would misbehave.
+    static let limit = 1e15
+
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<MeasurementReading, MeasurementError> {
+        var i = 0
+        while i < bytes.count, bytes[i] == 0x20 { i += 1 }
+        // The number: digits, grouping commas, one decimal point, an optional sign and exponent.
+        var digits: [UInt8] = []
+        digits.reserveCapacity(24)
+        if i < bytes.count, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") {
+            if bytes[i] == UInt8(ascii: "-") { digits.append(bytes[i]) }
+            i += 1
+        }
+        var sawDigit = false
+        var sawPoint = false
+        while i < bytes.count {
+            let c = bytes[i]
+            if c >= 0x30 && c <= 0x39 {
+                digits.append(c)
+                sawDigit = true
+            } else if c == UInt8(ascii: ",") && sawDigit && !sawPoint {
+                // grouping separator
+            } else if c == UInt8(ascii: ".") && !sawPoint && sawDigit {
+                sawPoint = true
+                digits.append(c)
+            } else if (c == UInt8(ascii: "e") || c == UInt8(ascii: "E")) && sawDigit, i + 1 < bytes.count,
+                bytes[i + 1] >= 0x30 && bytes[i + 1] <= 0x39 || bytes[i + 1] == UInt8(ascii: "-") || bytes[i + 1] == UInt8(ascii: "+")
+            {
+                digits.append(c)
+                i += 1
+                digits.append(bytes[i])
+                i += 1
+                while i < bytes.count, bytes[i] >= 0x30 && bytes[i] <= 0x39 {
+                    digits.append(bytes[i])
+                    i += 1
+                }
+                break
+            } else {
+                break
+            }
+            i += 1
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        if digits.last == UInt8(ascii: ".") { digits.removeLast() }
+        guard sawDigit, let number = digits.withUnsafeBufferPointer({ parseDouble($0) }) else {
+            return .failure(.notAMeasurement(text))
+        }
+        guard number.isFinite, abs(number) <= limit else { return .failure(.outOfRange(text)) }
+        // The unit: the rest, trimmed of spaces (also the no-break spaces some locales use).
+        var unitBytes = Array(bytes[i...])
+        func isSpace(_ bytes: ArraySlice<UInt8>) -> Int {
+            if bytes.first == 0x20 { return 1 }
+            if bytes.starts(with: [0xC2, 0xA0]) { return 2 }
+            if bytes.starts(with: [0xE2, 0x80, 0xAF]) { return 3 }
+            return 0
+        }
+        while case let n = isSpace(unitBytes[...]), n > 0 { unitBytes.removeFirst(n) }
+        while let last = unitBytes.last, last == 0x20 { unitBytes.removeLast() }
+        let unit = String(decoding: unitBytes, as: UTF8.self)
+        guard !unit.isEmpty else { return .failure(.notAMeasurement(text)) }
+        guard let (dimension, factor) = units[unit] else { return .failure(.unknownUnit(unit)) }
+        return .success(MeasurementReading(number: number, unit: unit, dimension: dimension, toBase: factor))
+    }
+
+    static func parse(_ text: String) -> Result<MeasurementReading, MeasurementError> {
+        var text = text
+        return text.withUTF8 { parse($0) }
+    }
+}

@@ -1,0 +1,502 @@
+import Foundation
+
+/// The context columns every row of one payload (or one diagnostic) shares.
+struct RowContext {
+    var appBuild: Int
+    var appVersion: String
+    var os: String
+    var device: String
+    var promotion: Bool
+    var lowPower: Bool
+    var periodStart: String
+    var periodEnd: String
+}
+
+/// Converts parsed payloads to rows (SPEC sections 3 to 5). One converter serves one input; its
+/// scratch buffers are reused from payload to payload.
+final class PayloadConverter {
+    let options: ConversionOptions
+    let file: String
+    private var canonical = CanonicalForm()
+    private var issues: [InputDiagnostic] = []
+    private var place = ""
+    private var failed = false
+    private var payloadDigest: [UInt8] = []
+    private var keyName: [UInt8] = []
+
+    init(options: ConversionOptions, file: String) {
+        self.options = options
+        self.file = file
+    }
+
+    /// What one payload gave: its rows (none when it failed) and what to report.
+    struct Result {
+        var rows: [Row]
+        var issues: [InputDiagnostic]
+        var failed: Bool
+    }
+
+    /// Converts the payload at `index` (`place` is e.g. `payload 2` or `line 3`). A payload either
+    /// converts whole (possibly with warnings and absent rows) or gives no rows and an error.
+    func convert(_ document: JSONDocument, _ index: Int, place: String) -> Result {
+        self.place = place
+        issues.removeAll()
+        failed = false
+        payloadDigest = canonical.digest(of: document, at: index)
+        var rows: [Row] = []
+        switch document.kind(index) {
+        case .object:
+            if document.hasMember(index, "callStackTree") || document.hasMember(index, "diagnosticMetaData") {
+                convertSingleDiagnostic(document, index, into: &rows)
+            } else if Self.diagnosticKinds.contains(where: { document.hasMember(index, $0.arrayKey) }) {
+                convertDiagnosticPayload(document, index, into: &rows)
+            } else if document.hasMember(index, "metaData") || Self.metricCategories.contains(where: { document.hasMember(index, $0) }) {
+                convertMetricPayload(document, index, into: &rows)
+            } else if document.hasMember(index, "timeStampBegin") {
+                warn("", "payload holds neither metrics nor diagnostics; no rows")
+            } else {
+                error("", "not a MetricKit payload (no metaData, diagnostic arrays or callStackTree)")
+            }
+        default:
+            error("", "not a MetricKit payload (a JSON object was expected)")
+        }
+        return Result(rows: failed ? [] : rows, issues: issues, failed: failed)
+    }
+
+    static let metricCategories: [StaticString] = [
+        "cpuMetrics", "gpuMetrics", "applicationTimeMetrics", "applicationLaunchMetrics",
+        "applicationResponsivenessMetrics", "memoryMetrics", "animationMetrics", "diskIOMetrics",
+        "networkTransferMetrics", "displayMetrics", "applicationExitMetrics", "cellularConditionMetrics",
+        "locationActivityMetrics", "signpostMetrics",
+    ]
+
+    struct DiagnosticKind {
+        var arrayKey: StaticString
+        var name: String
+        var valueKey: StaticString?
+        var unit: ValueUnit
+        var orientation: StackNormalizer.Orientation
+    }
+
+    enum ValueUnit { case none, seconds, megabytes }
+
+    static let diagnosticKinds: [DiagnosticKind] = [
+        DiagnosticKind(arrayKey: "crashDiagnostics", name: "crash", valueKey: nil, unit: .none, orientation: .innermostRoot),
+        DiagnosticKind(arrayKey: "hangDiagnostics", name: "hang", valueKey: "hangDuration", unit: .seconds, orientation: .sampleTree),
+        DiagnosticKind(
+            arrayKey: "cpuExceptionDiagnostics", name: "cpu_exception", valueKey: "totalCPUTime", unit: .seconds,
+            orientation: .sampleTree),
+        DiagnosticKind(
+            arrayKey: "diskWriteExceptionDiagnostics", name: "disk_write", valueKey: "writesCaused", unit: .megabytes,
+            orientation: .sampleTree),
+        DiagnosticKind(
+            arrayKey: "appLaunchDiagnostics", name: "launch_diag", valueKey: "launchDuration", unit: .seconds,
+            orientation: .sampleTree),
+    ]
+
+    // MARK: Reporting
+
+    private func location(_ key: String) -> String { key.isEmpty ? place : "\(place), key \(key)" }
+
+    private func warn(_ key: String, _ message: String) {
+        issues.append(InputDiagnostic(severity: .warning, file: file, place: location(key), message: message))
+    }
+
+    private func error(_ key: String, _ message: String) {
+        failed = true
+        issues.append(InputDiagnostic(severity: .error, file: file, place: location(key), message: message))
+    }
+
+    // MARK: Context
+
+    private func period(_ document: JSONDocument, _ index: Int, keyPrefix: String) -> (String, String)? {
+        func read(_ key: StaticString) -> Int64? {
+            let keyPath = keyPrefix + key.description
+            guard let value = document.member(index, key) else {
+                error(keyPath, "missing; a row needs its period")
+                return nil
+            }
+            guard document.kind(value) == .string,
+                let seconds = document.withStringBytes(value, { Timestamp.parse($0, zone: options.timeZone) })
+            else {
+                error(keyPath, "'\(document.string(value) ?? "non-string")' is not a timestamp (yyyy-MM-dd HH:mm:ss with an optional zone)")
+                return nil
+            }
+            return seconds
+        }
+        guard let begin = read("timeStampBegin"), let end = read("timeStampEnd") else { return nil }
+        guard end >= begin else {
+            error(keyPrefix + "timeStampEnd", "before timeStampBegin")
+            return nil
+        }
+        guard let start = Timestamp.iso8601(begin), let finish = Timestamp.iso8601(end) else {
+            error(keyPrefix + "timeStampBegin", "outside the years 0 to 9999")
+            return nil
+        }
+        return (start, finish)
+    }
+
+    /// Reads the context columns from a metadata object; `appVersion` may live beside it.
+    private func context(
+        _ document: JSONDocument, meta: Int?, metaKey: String, appVersion: Int?, appVersionKey: String, period: (String, String)
+    ) -> RowContext? {
+        guard let meta, document.kind(meta) == .object else {
+            error(metaKey, "missing; rows need the build, version, OS and device")
+            return nil
+        }
+        var ok = true
+        func text(_ key: StaticString, _ index: Int?, _ keyPath: String) -> String? {
+            guard let index else {
+                error(keyPath, "missing")
+                ok = false
+                return nil
+            }
+            guard let value = document.string(index) else {
+                error(keyPath, "not a string")
+                ok = false
+                return nil
+            }
+            return value
+        }
+        var appBuild = 0
+        if let build = text("appBuildVersion", document.member(meta, "appBuildVersion"), "\(metaKey).appBuildVersion") {
+            // 130.1 (a test build) counts as 130.
+            let integerPart = build.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            if !integerPart.isEmpty, integerPart.utf8.count <= 9, integerPart.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                build.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: ".") }),
+                let number = Int(integerPart)
+            {
+                appBuild = number
+            } else {
+                error("\(metaKey).appBuildVersion", "'\(build)' is not a build number (digits and dots)")
+                ok = false
+            }
+        }
+        let version = text("appVersion", appVersion, appVersionKey)
+        if let version, !ColumnPatterns.isDottedNumber(version) {
+            error(appVersionKey, "'\(version)' does not fit app_version (digits and dots only)")
+            ok = false
+        }
+        var os = ""
+        if let osVersion = text("osVersion", document.member(meta, "osVersion"), "\(metaKey).osVersion") {
+            if let number = osVersion.split(separator: " ").first(where: { ColumnPatterns.isDottedNumber(String($0)) }) {
+                os = String(number)
+            } else {
+                error("\(metaKey).osVersion", "'\(osVersion)' holds no version number")
+                ok = false
+            }
+        }
+        let device = text("deviceType", document.member(meta, "deviceType"), "\(metaKey).deviceType")
+        if let device, !ColumnPatterns.isDevice(device) {
+            error("\(metaKey).deviceType", "'\(device)' is not a model identifier (like iPhone17,2) or arm64")
+            ok = false
+        }
+        var lowPower = false
+        if let flag = document.member(meta, "lowPowerModeEnabled") {
+            if let value = document.bool(flag) { lowPower = value } else { warn("\(metaKey).lowPowerModeEnabled", "not a boolean; read as false") }
+        }
+        guard ok, let version, let device else { return nil }
+        return RowContext(
+            appBuild: appBuild, appVersion: version, os: os, device: device,
+            promotion: options.promotionOverride ?? DeviceModels.hasPromotion(device), lowPower: lowPower,
+            periodStart: period.0, periodEnd: period.1)
+    }
+
+    private func makeRow(
+        _ context: RowContext, kind: String, name: String, ordinal: Int, n: Int, histogram: BucketHistogram? = nil,
+        value: Double?, stack: [StackFrame]? = nil
+    ) -> Row {
+        // row_key: the payload's canonical digest, the row's name, the diagnostic's position in the
+        // payload (two identical crashes are two rows), and the user.
+        keyName.removeAll(keepingCapacity: true)
+        keyName.append(contentsOf: payloadDigest)
+        keyName.append(contentsOf: Array("\n\(name)\n\(ordinal)\n\(options.userID ?? "")".utf8))
+        let key = NameBasedUUID.make(namespace: NameBasedUUID.rowKeyNamespace, name: keyName)
+        return Row(
+            user_id: options.userID, row_key: key, kind: kind, name: name, app_build: context.appBuild,
+            app_version: context.appVersion, os: context.os, device: context.device, promotion: context.promotion,
+            low_power: context.lowPower, thermal: 0, period_start: context.periodStart, period_end: context.periodEnd,
+            n: n, buckets: histogram?.counts, p50: histogram?.percentile(0.5), p95: histogram?.percentile(0.95),
+            max: histogram?.max, value: value, stack: stack)
+    }
+
+    // MARK: Values
+
+    /// A measurement string at `key` of `object`; `nil` (with a warning) when absent-but-expected
+    /// is not the case and it cannot be read.
+    private func measurement(_ document: JSONDocument, _ object: Int?, _ key: StaticString, _ keyPath: String) -> MeasurementReading? {
+        guard let object, let value = document.member(object, key) else { return nil }
+        guard document.kind(value) == .string else {
+            warn(keyPath, "not a \"<number> <unit>\" string; row left out")
+            return nil
+        }
+        switch document.withStringBytes(value, { MeasurementParser.parse($0) }) {
+        case .success(let reading): return reading
+        case .failure(let failure):
+            warn(keyPath, failure.message + "; row left out")
+            return nil
+        }
+    }
+
+    private func nonNegative(_ value: Double?, _ keyPath: String, _ dimension: String) -> Double? {
+        guard let value else {
+            warn(keyPath, "not a \(dimension); row left out")
+            return nil
+        }
+        guard value >= 0 else {
+            warn(keyPath, "negative \(dimension); row left out")
+            return nil
+        }
+        return value
+    }
+
+    /// A JSON count: a non-negative integer that fits the table's `int`.
+    private func count(_ document: JSONDocument, _ index: Int, _ keyPath: String) -> Int? {
+        switch document.unsignedInteger(index) {
+        case .value(let value) where value <= UInt64(Int32.max): return Int(value)
+        case .value, .tooLarge: warn(keyPath, "count too large")
+        case .negative: warn(keyPath, "negative count")
+        case .notInteger: warn(keyPath, "count is not an integer")
+        case .notANumber: warn(keyPath, "count is not a number")
+        }
+        return nil
+    }
+
+    /// A MetricKit histogram (`histogramValue` buckets counted at their midpoints) in the table's
+    /// 18 buckets; `nil` with a warning when any bucket cannot be read.
+    private func histogram(_ document: JSONDocument, _ object: Int?, _ key: StaticString, _ keyPath: String) -> (BucketHistogram, Double)? {
+        guard let object, let value = document.member(object, key) else { return nil }
+        guard let buckets = document.member(value, "histogramValue"), document.kind(buckets) == .object else {
+            warn(keyPath, "histogram without a histogramValue object; row left out")
+            return nil
+        }
+        var result = BucketHistogram()
+        var totalMilliseconds = 0.0
+        var total = 0
+        var ok = true
+        document.forEachMember(buckets) { keyIndex, bucket in
+            guard ok else { return }
+            let bucketKey = "\(keyPath).histogramValue.\(document.string(keyIndex) ?? "")"
+            guard document.kind(bucket) == .object else {
+                warn(bucketKey, "bucket is not an object; row left out")
+                ok = false
+                return
+            }
+            guard let countIndex = document.member(bucket, "bucketCount") else { return }  // `{}`: an empty bucket
+            guard let bucketCount = count(document, countIndex, "\(bucketKey).bucketCount") else {
+                ok = false
+                return
+            }
+            if bucketCount == 0 { return }
+            guard let start = measurement(document, bucket, "bucketStart", "\(bucketKey).bucketStart"),
+                let end = measurement(document, bucket, "bucketEnd", "\(bucketKey).bucketEnd")
+            else {
+                if document.member(bucket, "bucketStart") == nil || document.member(bucket, "bucketEnd") == nil {
+                    warn(bucketKey, "bucket with a count but no bounds; row left out")
+                }
+                ok = false
+                return
+            }
+            guard let startMs = start.milliseconds, let endMs = end.milliseconds else {
+                warn(bucketKey, "bucket bounds are not durations ('\(start.unit)', '\(end.unit)'); row left out")
+                ok = false
+                return
+            }
+            guard startMs >= 0, endMs >= startMs else {
+                warn(bucketKey, "bucket bounds are negative or reversed; row left out")
+                ok = false
+                return
+            }
+            total += bucketCount
+            guard total <= Int(Int32.max) else {
+                warn(keyPath, "total count too large; row left out")
+                ok = false
+                return
+            }
+            let midpoint = (startMs + endMs) / 2
+            result.add(midpoint, count: bucketCount)
+            totalMilliseconds += midpoint * Double(bucketCount)
+        }
+        return ok ? (result, totalMilliseconds) : nil
+    }
+
+    // MARK: Metric payloads
+
+    private func convertMetricPayload(_ document: JSONDocument, _ payload: Int, into rows: inout [Row]) {
+        guard let period = period(document, payload, keyPrefix: "") else { return }
+        guard
+            let context = context(
+                document, meta: document.member(payload, "metaData"), metaKey: "metaData",
+                appVersion: document.member(payload, "appVersion"), appVersionKey: "appVersion", period: period)
+        else { return }
+        func category(_ key: StaticString) -> Int? {
+            guard let index = document.member(payload, key) else { return nil }
+            guard document.kind(index) == .object else {
+                warn(key.description, "not an object; its rows left out")
+                return nil
+            }
+            return index
+        }
+        let time = category("applicationTimeMetrics")
+        let responsiveness = category("applicationResponsivenessMetrics")
+        let animation = category("animationMetrics")
+        let memory = category("memoryMetrics")
+        let cpu = category("cpuMetrics")
+        let launch = category("applicationLaunchMetrics")
+
+        var foregroundSeconds: Double?
+        if let reading = measurement(document, time, "cumulativeForegroundTime", "applicationTimeMetrics.cumulativeForegroundTime"),
+            let seconds = nonNegative(reading.seconds, "applicationTimeMetrics.cumulativeForegroundTime", "duration")
+        {
+            foregroundSeconds = seconds
+            rows.append(makeRow(context, kind: "metrics", name: "fg_time", ordinal: 0, n: 1, value: seconds))
+        }
+        let hangKey = "applicationResponsivenessMetrics.histogrammedAppHangTime"
+        if let (hangs, totalMs) = histogram(document, responsiveness, "histogrammedAppHangTime", hangKey) {
+            var rate: Double?
+            if let foregroundSeconds, foregroundSeconds > 0 {
+                rate = (totalMs / 1000) / (foregroundSeconds / 3600)
+            } else {
+                warn(hangKey, "no foreground time to divide by; hang_rate value left null")
+            }
+            rows.append(makeRow(context, kind: "metrics", name: "hang_rate", ordinal: 0, n: hangs.n, histogram: hangs, value: rate))
+        }
+        let hitchKey = "animationMetrics.scrollHitchTimeRatio"
+        if let reading = measurement(document, animation, "scrollHitchTimeRatio", hitchKey),
+            let ratio = nonNegative(reading.millisecondsPerSecond, hitchKey, "ratio (ms per s)")
+        {
+            rows.append(makeRow(context, kind: "metrics", name: "hitch_ratio", ordinal: 0, n: 1, value: ratio))
+        }
+        let peakKey = "memoryMetrics.peakMemoryUsage"
+        if let reading = measurement(document, memory, "peakMemoryUsage", peakKey),
+            let megabytes = nonNegative(reading.megabytes, peakKey, "size")
+        {
+            rows.append(makeRow(context, kind: "metrics", name: "mem_peak", ordinal: 0, n: 1, value: megabytes))
+        }
+        if let memory, let average = document.member(memory, "averageSuspendedMemory") {
+            let averageKey = "memoryMetrics.averageSuspendedMemory"
+            if let reading = measurement(document, average, "averageValue", "\(averageKey).averageValue"),
+                let megabytes = nonNegative(reading.megabytes, "\(averageKey).averageValue", "size")
+            {
+                var samples: Int? = 0
+                if let countIndex = document.member(average, "sampleCount") {
+                    samples = count(document, countIndex, "\(averageKey).sampleCount")
+                }
+                if let samples {
+                    rows.append(makeRow(context, kind: "metrics", name: "mem_avg", ordinal: 0, n: samples, value: megabytes))
+                }
+            } else if document.member(average, "averageValue") == nil {
+                warn("\(averageKey).averageValue", "missing; row left out")
+            }
+        }
+        let cpuKey = "cpuMetrics.cumulativeCPUTime"
+        if let reading = measurement(document, cpu, "cumulativeCPUTime", cpuKey),
+            let seconds = nonNegative(reading.seconds, cpuKey, "duration")
+        {
+            rows.append(makeRow(context, kind: "metrics", name: "cpu_time", ordinal: 0, n: 1, value: seconds))
+        }
+        let launchKey = "applicationLaunchMetrics.histogrammedTimeToFirstDrawKey"
+        if let (launches, _) = histogram(document, launch, "histogrammedTimeToFirstDrawKey", launchKey) {
+            rows.append(makeRow(context, kind: "metrics", name: "launch_mk", ordinal: 0, n: launches.n, histogram: launches, value: nil))
+        }
+        let resumeKey = "applicationLaunchMetrics.histogrammedResumeTime"
+        if let (resumes, _) = histogram(document, launch, "histogrammedResumeTime", resumeKey) {
+            rows.append(makeRow(context, kind: "metrics", name: "resume_mk", ordinal: 0, n: resumes.n, histogram: resumes, value: nil))
+        }
+    }
+
+    // MARK: Diagnostics
+
+    private func convertDiagnosticPayload(_ document: JSONDocument, _ payload: Int, into rows: inout [Row]) {
+        guard let period = period(document, payload, keyPrefix: "") else { return }
+        for kind in Self.diagnosticKinds {
+            guard let array = document.member(payload, kind.arrayKey) else { continue }
+            guard document.kind(array) == .array else {
+                error(kind.arrayKey.description, "not an array")
+                continue
+            }
+            for (ordinal, diagnostic) in document.elements(array).enumerated() {
+                convertDiagnostic(
+                    document, diagnostic, kind: kind, ordinal: ordinal, keyPath: "\(kind.arrayKey)[\(ordinal)]", period: period,
+                    into: &rows)
+            }
+        }
+    }
+
+    private func convertSingleDiagnostic(_ document: JSONDocument, _ diagnostic: Int, into rows: inout [Row]) {
+        // MXDiagnostic.jsonRepresentation() carries no time of its own; exporters that keep one put
+        // timeStampBegin/End beside `version`, and without them the period is unknown.
+        guard let period = period(document, diagnostic, keyPrefix: "") else { return }
+        let meta = document.member(diagnostic, "diagnosticMetaData")
+        let kind: DiagnosticKind
+        func has(_ key: StaticString) -> Bool { meta.map { document.hasMember($0, key) } ?? false }
+        if has("hangDuration") || document.hasMember(diagnostic, "hangType") {
+            kind = Self.diagnosticKinds[1]
+        } else if has("totalCPUTime") {
+            kind = Self.diagnosticKinds[2]
+        } else if has("writesCaused") {
+            kind = Self.diagnosticKinds[3]
+        } else if has("launchDuration") {
+            kind = Self.diagnosticKinds[4]
+        } else if has("exceptionType") || has("signal") || has("terminationReason") || has("exceptionCode")
+            || has("objectiveCexceptionReason")
+        {
+            kind = Self.diagnosticKinds[0]
+        } else {
+            error("diagnosticMetaData", "cannot tell the diagnostic's type (no hangDuration, totalCPUTime, writesCaused, launchDuration or crash fields)")
+            return
+        }
+        convertDiagnostic(document, diagnostic, kind: kind, ordinal: 0, keyPath: "", period: period, into: &rows)
+    }
+
+    private func convertDiagnostic(
+        _ document: JSONDocument, _ diagnostic: Int, kind: DiagnosticKind, ordinal: Int, keyPath: String,
+        period: (String, String), into rows: inout [Row]
+    ) {
+        let prefix = keyPath.isEmpty ? "" : keyPath + "."
+        guard document.kind(diagnostic) == .object else {
+            error(keyPath, "diagnostic is not an object")
+            return
+        }
+        let meta = document.member(diagnostic, "diagnosticMetaData")
+        guard
+            let context = context(
+                document, meta: meta, metaKey: prefix + "diagnosticMetaData",
+                appVersion: meta.flatMap { document.member($0, "appVersion") },
+                appVersionKey: prefix + "diagnosticMetaData.appVersion", period: period)
+        else { return }
+        var value: Double?
+        if let valueKey = kind.valueKey, let meta {
+            let valuePath = "\(prefix)diagnosticMetaData.\(valueKey)"
+            if let reading = measurement(document, meta, valueKey, valuePath) {
+                switch kind.unit {
+                case .seconds: value = reading.seconds
+                case .megabytes: value = reading.megabytes
+                case .none: value = nil
+                }
+                if value == nil {
+                    warn(valuePath, "unit '\(reading.unit)' does not fit \(kind.name); value left null")
+                } else if value! < 0 {
+                    warn(valuePath, "negative; value left null")
+                    value = nil
+                }
+            } else if document.member(meta, valueKey) == nil {
+                warn(valuePath, "missing; value left null")
+            }
+        }
+        var stack: [StackFrame]?
+        if let tree = document.member(diagnostic, "callStackTree") {
+            let outcome = StackNormalizer.normalize(
+                document, tree: tree, orientation: kind.orientation, keyPath: prefix + "callStackTree")
+            for warning in outcome.warnings { warn(warning.key, warning.message) }
+            if let failure = outcome.error {
+                error(failure.key, failure.message)
+                return
+            }
+            stack = outcome.frames.isEmpty ? nil : outcome.frames
+        } else {
+            warn(prefix + "callStackTree", "missing; stack left null")
+        }
+        rows.append(makeRow(context, kind: "diagnostic", name: kind.name, ordinal: ordinal, n: 1, value: value, stack: stack))
+    }
+}

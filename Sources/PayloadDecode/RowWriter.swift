@@ -1,0 +1,207 @@
+/// The output formats of `payload-tool rows` (SPEC section 4). Column values are the same in all.
+public enum RowFormat: String, Sendable, CaseIterable {
+    /// A JSON array of row objects, every column, nulls included (a PostgREST batch).
+    case json
+    /// One row object per line.
+    case jsonl
+    /// A header line of column names, then one line per row; null is an empty field.
+    case csv
+    /// `INSERT … ON CONFLICT (user_id, row_key) DO NOTHING;` per row, for psql.
+    case sql
+}
+
+/// Writes rows as bytes in one format, appending to a caller's buffer so the caller decides when
+/// to flush (no String per value; output is byte-identical from run to run).
+public struct RowWriter: Sendable {
+    public let format: RowFormat
+    private var rowsWritten = 0
+
+    public init(format: RowFormat) { self.format = format }
+
+    /// What comes before the first row (the CSV header; JSON's `[` is written lazily).
+    public mutating func begin(into out: inout [UInt8]) {
+        if format == .csv {
+            out.append(contentsOf: Array(Row.columns.joined(separator: ",").utf8))
+            out.append(0x0a)
+        }
+    }
+
+    public mutating func write(_ row: Row, into out: inout [UInt8]) {
+        switch format {
+        case .json:
+            out.append(contentsOf: rowsWritten == 0 ? Array("[\n".utf8) : Array(",\n".utf8))
+            appendJSONObject(row, into: &out)
+        case .jsonl:
+            appendJSONObject(row, into: &out)
+            out.append(0x0a)
+        case .csv: appendCSV(row, into: &out)
+        case .sql: appendSQL(row, into: &out)
+        }
+        rowsWritten += 1
+    }
+
+    /// What comes after the last row (JSON closes its array; no rows is `[]`).
+    public mutating func end(into out: inout [UInt8]) {
+        if format == .json { out.append(contentsOf: rowsWritten == 0 ? Array("[]\n".utf8) : Array("\n]\n".utf8)) }
+    }
+
+    /// Every format of a list of rows, as text (for tests and small outputs).
+    public static func text(of rows: [Row], format: RowFormat) -> String {
+        var writer = RowWriter(format: format)
+        var out: [UInt8] = []
+        writer.begin(into: &out)
+        for row in rows { writer.write(row, into: &out) }
+        writer.end(into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    // MARK: Values
+
+    private enum Value {
+        case null
+        case text(String)
+        case integer(Int)
+        case number(Double)
+        case boolean(Bool)
+        case integers([Int])
+        case stack([StackFrame])
+    }
+
+    private func values(_ row: Row) -> [Value] {
+        func optional(_ value: Double?) -> Value { value.map { .number($0) } ?? .null }
+        return [
+            row.user_id.map { .text($0) } ?? .null, .text(row.row_key), .text(row.kind), .text(row.name),
+            .integer(row.app_build), .text(row.app_version), .text(row.os), .text(row.device),
+            .boolean(row.promotion), .boolean(row.low_power), .integer(row.thermal), .text(row.period_start),
+            .text(row.period_end), .integer(row.n), row.buckets.map { .integers($0) } ?? .null, optional(row.p50),
+            optional(row.p95), optional(row.max), optional(row.value), row.stack.map { .stack($0) } ?? .null,
+        ]
+    }
+
+    private static func append(_ string: String, to out: inout [UInt8]) { out.append(contentsOf: string.utf8) }
+
+    private static func appendJSONString(_ string: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        JSONText.appendEscaped(string.utf8, to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// The `stack` column as JSON: `[{"image":"YuiApp","uuid":"…","offset":123}]`.
+    public static func stackJSON(_ frames: [StackFrame], into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "["))
+        for (k, frame) in frames.enumerated() {
+            if k > 0 { out.append(UInt8(ascii: ",")) }
+            append("{\"image\":", to: &out)
+            if let image = frame.image { appendJSONString(image, to: &out) } else { append("null", to: &out) }
+            append(",\"uuid\":", to: &out)
+            if let uuid = frame.uuid { appendJSONString(uuid, to: &out) } else { append("null", to: &out) }
+            append(",\"offset\":", to: &out)
+            append(String(frame.offset), to: &out)
+            out.append(UInt8(ascii: "}"))
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+
+    private static func integerList(_ values: [Int], into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
+        for (k, value) in values.enumerated() {
+            if k > 0 { out.append(UInt8(ascii: ",")) }
+            append(String(value), to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    private func appendJSONObject(_ row: Row, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
+        for (column, value) in zip(Row.columns, values(row)) {
+            if column != "user_id" { out.append(UInt8(ascii: ",")) }
+            Self.appendJSONString(column, to: &out)
+            out.append(UInt8(ascii: ":"))
+            switch value {
+            case .null: Self.append("null", to: &out)
+            case .text(let text): Self.appendJSONString(text, to: &out)
+            case .integer(let integer): Self.append(String(integer), to: &out)
+            case .number(let number): Self.append(NumberText.shortest(number), to: &out)
+            case .boolean(let flag): Self.append(flag ? "true" : "false", to: &out)
+            case .integers(let integers):
+                out.append(UInt8(ascii: "["))
+                for (k, integer) in integers.enumerated() {
+                    if k > 0 { out.append(UInt8(ascii: ",")) }
+                    Self.append(String(integer), to: &out)
+                }
+                out.append(UInt8(ascii: "]"))
+            case .stack(let frames): Self.stackJSON(frames, into: &out)
+            }
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    private func appendCSV(_ row: Row, into out: inout [UInt8]) {
+        func quoted(_ bytes: [UInt8]) {
+            out.append(UInt8(ascii: "\""))
+            for c in bytes {
+                if c == UInt8(ascii: "\"") { out.append(c) }
+                out.append(c)
+            }
+            out.append(UInt8(ascii: "\""))
+        }
+        for (k, value) in values(row).enumerated() {
+            if k > 0 { out.append(UInt8(ascii: ",")) }
+            switch value {
+            case .null: break
+            case .text(let text):
+                let bytes = Array(text.utf8)
+                if bytes.isEmpty || bytes.contains(where: { $0 == 0x2c || $0 == 0x22 || $0 == 0x0a || $0 == 0x0d }) {
+                    quoted(bytes)
+                } else {
+                    out.append(contentsOf: bytes)
+                }
+            case .integer(let integer): Self.append(String(integer), to: &out)
+            case .number(let number): Self.append(NumberText.shortest(number), to: &out)
+            case .boolean(let flag): Self.append(flag ? "true" : "false", to: &out)
+            case .integers(let integers):
+                var list: [UInt8] = []
+                Self.integerList(integers, into: &list)
+                quoted(list)
+            case .stack(let frames):
+                var json: [UInt8] = []
+                Self.stackJSON(frames, into: &json)
+                quoted(json)
+            }
+        }
+        out.append(0x0a)
+    }
+
+    private func appendSQL(_ row: Row, into out: inout [UInt8]) {
+        func literal(_ bytes: some Sequence<UInt8>) {
+            out.append(UInt8(ascii: "'"))
+            for c in bytes {
+                if c == UInt8(ascii: "'") { out.append(c) }
+                out.append(c)
+            }
+            out.append(UInt8(ascii: "'"))
+        }
+        Self.append("INSERT INTO public.yui_perf (\(Row.columns.joined(separator: ", "))) VALUES (", to: &out)
+        for (k, value) in values(row).enumerated() {
+            if k > 0 { Self.append(", ", to: &out) }
+            switch value {
+            case .null: Self.append("NULL", to: &out)
+            case .text(let text): literal(text.utf8)
+            case .integer(let integer): Self.append(String(integer), to: &out)
+            case .number(let number): Self.append(NumberText.shortest(number), to: &out)
+            case .boolean(let flag): Self.append(flag ? "true" : "false", to: &out)
+            case .integers(let integers):
+                var list: [UInt8] = []
+                Self.integerList(integers, into: &list)
+                literal(list)
+                Self.append("::int[]", to: &out)
+            case .stack(let frames):
+                var json: [UInt8] = []
+                Self.stackJSON(frames, into: &json)
+                literal(json)
+                Self.append("::jsonb", to: &out)
+            }
+        }
+        Self.append(") ON CONFLICT (user_id, row_key) DO NOTHING;\n", to: &out)
+    }
+}

@@ -1,5 +1,0 @@
-import Testing
-
-@Suite struct PayloadDecodeSmoke {
-    @Test func builds() { #expect(Bool(true)) }
-}
