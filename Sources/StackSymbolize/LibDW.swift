@@ -308,16 +308,17 @@ final class DwarfReader {
     /// libdw joins the compilation directory and a file name that is already absolute into `//x`
     /// (Swift's `/<compiler-generated>`); collapse repeated slashes as path joining would.
     private static func cleanPath(_ name: UnsafePointer<CChar>) -> String {
-        let text = String(cString: name)
-        guard text.contains("//") else { return text }
-        var result = ""
+        let length = strlen(name)
+        let bytes = UnsafeRawBufferPointer(start: name, count: length)
+        var result: [UInt8] = []
+        result.reserveCapacity(length)
         var previousSlash = false
-        for character in text {
-            if character == "/" && previousSlash { continue }
-            previousSlash = character == "/"
-            result.append(character)
+        for byte in bytes {
+            if byte == UInt8(ascii: "/") && previousSlash { continue }
+            previousSlash = byte == UInt8(ascii: "/")
+            result.append(byte)
         }
-        return result
+        return String(decoding: result, as: UTF8.self)
     }
 
     private func readScopes(of unitDIE: inout Dwarf_Die, wanted: [UInt64]?, into unit: inout DecodedUnit) {
