@@ -14,7 +14,7 @@ enum SymbolicateObject {
     }
 
     static func run(
-        object: String, uuid: String?, offsets: Bool, addressArguments: [String], stdin: FileHandle,
+        object: String, uuid: String?, offsets: Bool, indexFolder: String?, addressArguments: [String], stdin: FileHandle,
         format: SymbolicateCommand.Format, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
     ) -> Int32 {
         if let uuid, UUIDText.normalized(uuid) == nil {
@@ -55,7 +55,7 @@ enum SymbolicateObject {
         let symbolizer: BuildSymbolizer
         let answers: [SymbolicatedFrame]
         do {
-            symbolizer = try BuildSymbolizer(debugFiles: [object])
+            symbolizer = try BuildSymbolizer(debugFiles: [object], indexFolder: indexFolder)
             for problem in symbolizer.problems { stderr.write("warning: \(problem)\n") }
             answers = try symbolizer.lookup(addresses: addresses, uuid: uuid, offsets: offsets)
         } catch {

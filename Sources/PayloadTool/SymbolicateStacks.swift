@@ -32,7 +32,7 @@ enum SymbolicateStacks {
     }
 
     static func run(
-        inputs: [String], root: String?, build: String?, stdin: FileHandle, format: SymbolicateCommand.Format,
+        inputs: [String], root: String?, build: String?, indexFolder: String?, stdin: FileHandle, format: SymbolicateCommand.Format,
         stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
     ) -> Int32 {
         var failed = false
@@ -55,7 +55,7 @@ enum SymbolicateStacks {
             if let known = symbolizers[folder] { return (known, folder) }
             var made: BuildSymbolizer?
             do {
-                made = try BuildSymbolizer(buildFolder: folder)
+                made = try BuildSymbolizer(buildFolder: folder, indexFolder: indexFolder)
                 for problem in made!.problems { stderr.write("warning: \(problem)\n") }
             } catch {
                 stderr.write("warning: no debug files for build \(buildName): \(error)\n")

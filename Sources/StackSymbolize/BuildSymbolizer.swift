@@ -123,18 +123,36 @@ public final class BuildSymbolizer {
     private var images: [Int: DebugImage] = [:]
     private var openFailures: [Int: SymbolizeError] = [:]
     private var names = NameCache()
+    /// Folder of on-disk symbol indexes; `nil` looks up in the debug files directly.
+    private let indexFolder: String?
+    private var indexes: [Int: SymbolIndex] = [:]
 
     /// Indexes the debug files of a build folder (see `buildFolder(root:build:)`).
     public convenience init(buildFolder: String) throws(SymbolizeError) {
+        try self.init(buildFolder: buildFolder, indexFolder: nil)
+    }
+
+    /// As `init(buildFolder:)`, answering from on-disk symbol indexes kept in `indexFolder`
+    /// (built on first use of each debug file, rebuilt when the file changes).
+    public convenience init(buildFolder: String, indexFolder: String?) throws(SymbolizeError) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: buildFolder, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw SymbolizeError(path: buildFolder, "no such build folder")
         }
-        try self.init(debugFiles: [buildFolder])
+        try self.init(debugFiles: [buildFolder], indexFolder: indexFolder)
     }
 
     /// Indexes the given debug files, `.dSYM` bundles or folders.
-    public init(debugFiles paths: [String]) throws(SymbolizeError) {
+    public convenience init(debugFiles paths: [String]) throws(SymbolizeError) {
+        try self.init(debugFiles: paths, indexFolder: nil)
+    }
+
+    /// The default folder for symbol indexes: `$YUI_SYMBOL_CACHE`, else `~/.cache/yui-perf/symbol-index`.
+    public static var defaultIndexFolder: String { SymbolIndexCache.defaultFolder() }
+
+    /// As `init(debugFiles:)`, answering from on-disk symbol indexes kept in `indexFolder`.
+    public init(debugFiles paths: [String], indexFolder: String?) throws(SymbolizeError) {
+        self.indexFolder = indexFolder
         let scan = DebugFileCatalog.scan(paths)
         debugFiles = scan.files
         problems = scan.problems
@@ -178,6 +196,14 @@ public final class BuildSymbolizer {
             guard let uuid = request.uuid.flatMap(UUIDText.normalized), let index = indexByUUID[uuid] else {
                 return SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: nil, frames: [])
             }
+            if indexFolder != nil {
+                guard let symbolIndex = symbolIndex(at: index) else {
+                    return SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
+                }
+                var address = symbolIndex.textBase &+ request.offset
+                if request.isReturnAddress { address = Self.instructionSet(debugFiles[index].arch).callerAddress(address) }
+                return frame(for: symbolIndex.lookup(address), request: request, address: address, path: debugFiles[index].path)
+            }
             guard let image = image(at: index) else {
                 return SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
             }
@@ -213,13 +239,43 @@ public final class BuildSymbolizer {
             }
             index = 0
         }
-        guard let image = image(at: index) else { throw openFailures[index]! }
         let info = debugFiles[index]
+        if indexFolder != nil {
+            guard let symbolIndex = symbolIndex(at: index) else { throw openFailures[index]! }
+            return addresses.map { given in
+                let address = offsets ? symbolIndex.textBase &+ given : given
+                let request = FrameRequest(image: nil, uuid: info.uuids.first, offset: address &- symbolIndex.textBase, isReturnAddress: false)
+                return frame(for: symbolIndex.lookup(address), request: request, address: address, path: info.path)
+            }
+        }
+        guard let image = image(at: index) else { throw openFailures[index]! }
         let lookupAddresses = offsets ? addresses.map { image.textBase &+ $0 } : addresses
         let raw = ParallelLookup.run(image, lookupAddresses, names: &names)
         return zip(zip(addresses, lookupAddresses), raw).map { pair, lookup in
             let request = FrameRequest(image: nil, uuid: info.uuids.first, offset: offsets ? pair.0 : pair.0 &- image.textBase, isReturnAddress: false)
             return frame(for: lookup, request: request, address: pair.1, path: image.path)
+        }
+    }
+
+    static func instructionSet(_ arch: String) -> InstructionSet {
+        if arch.hasPrefix("arm64") { return .arm64 }
+        if arch == "x86_64" || arch == "i386" { return .x86 }
+        return .other
+    }
+
+    private func symbolIndex(at index: Int) -> SymbolIndex? {
+        if let open = indexes[index] { return open }
+        guard let indexFolder, openFailures[index] == nil else { return nil }
+        do {
+            let info = debugFiles[index]
+            let symbolIndex = try SymbolIndexCache.open(folder: indexFolder, for: info) { () throws(SymbolizeError) in
+                try DebugFileCatalog.open(info)
+            }
+            indexes[index] = symbolIndex
+            return symbolIndex
+        } catch {
+            openFailures[index] = error
+            return nil
         }
     }
 

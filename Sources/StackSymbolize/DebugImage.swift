@@ -172,7 +172,14 @@ final class DebugImage {
         return unit
     }
 
-    private func name(_ dieOffset: UInt64) -> (linkage: String?, plain: String?) {
+    /// For the index builder: the number of units, one unit decoded whole, names, the symbol table.
+    var unitCount: Int { unitMap.unitOffsets.count }
+
+    func wholeUnit(_ index: Int) -> DecodedUnit { reader.decodeUnit(at: unitMap.unitOffsets[index]) }
+
+    var functionSymbols: [SymbolEntry] { symbols }
+
+    func name(_ dieOffset: UInt64) -> (linkage: String?, plain: String?) {
         if let known = nameCache[dieOffset] { return known }
         let name = reader.functionName(dieOffset: dieOffset)
         nameCache[dieOffset] = name
@@ -215,7 +222,7 @@ final class DebugImage {
         return RawLookup(source: .dwarf, frames: frames, functionStart: unit.start(of: chain[0], containing: address))
     }
 
-    private func symbol(containing address: UInt64) -> SymbolEntry? {
+    func symbol(containing address: UInt64) -> SymbolEntry? {
         let table = symbols
         var low = 0
         var high = table.count

@@ -96,8 +96,8 @@ struct CommandRun {
 
     /// Every function start and several addresses inside each function: function linkage name,
     /// file, line and the whole inline chain agree with llvm-symbolizer's recorded answers.
-    @Test(arguments: SymbolicateFixtures.slices().map { "\($0.slice.expected)|\($0.path)|\($0.format)|\($0.slice.uuid)" })
-    func agreesWithLlvmSymbolizer(_ key: String) throws {
+    @Test(arguments: SymbolicateFixtures.slices().map { "\($0.slice.expected)|\($0.path)|\($0.format)|\($0.slice.uuid)" }, [false, true])
+    func agreesWithLlvmSymbolizer(_ key: String, indexed: Bool) throws {
         let parts = key.split(separator: "|").map(String.init)
         let (name, relativePath, format, uuid) = (parts[0], parts[1], parts[2], parts[3])
         let addresses = try String(contentsOfFile: try SymbolicateFixtures.path("expected/\(name).addresses"), encoding: .utf8)
@@ -108,6 +108,14 @@ struct CommandRun {
         try #require(references.count == addresses.count)
         var arguments = ["symbolicate", "--object", try SymbolicateFixtures.path(relativePath), "--json"]
         if format == "fat" { arguments += ["--uuid", uuid] }
+        // The same answers from the on-disk index (built by the first run, read by the second).
+        let indexFolder = FileManager.default.temporaryDirectory.appendingPathComponent("yui-sym-index-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: indexFolder) }
+        if indexed {
+            arguments += ["--index-folder", indexFolder]
+            #expect(CommandRun(arguments + addresses).status == 0)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: indexFolder).count == 1)
+        }
         let run = CommandRun(arguments + addresses)
         try #require(run.status == 0, "\(run.stderr)")
         let answers = try JSONDecoder().decode([Answer].self, from: Data(run.stdout.utf8))
