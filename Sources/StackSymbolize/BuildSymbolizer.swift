@@ -126,6 +126,9 @@ public final class BuildSymbolizer {
     /// Folder of on-disk symbol indexes; `nil` looks up in the debug files directly.
     private let indexFolder: String?
     private var indexes: [Int: SymbolIndex] = [:]
+    /// Per indexed file: frames already converted (names demangled), by place.
+    private var convertedLocations: [Int: [[SourceFrame]?]] = [:]
+    private var convertedOthers: [Int: [SymbolIndex.Place: [SourceFrame]]] = [:]
 
     /// Indexes the debug files of a build folder (see `buildFolder(root:build:)`).
     public convenience init(buildFolder: String) throws(SymbolizeError) {
@@ -193,7 +196,8 @@ public final class BuildSymbolizer {
     /// at their caller's instruction.
     public func symbolicate(_ stack: [FrameRequest]) -> [SymbolicatedFrame] {
         stack.map { request in
-            guard let uuid = request.uuid.flatMap(UUIDText.normalized), let index = indexByUUID[uuid] else {
+            guard let given = request.uuid, let index = indexByUUID[given] ?? UUIDText.normalized(given).flatMap({ indexByUUID[$0] })
+            else {
                 return SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: nil, frames: [])
             }
             if indexFolder != nil {
@@ -202,7 +206,7 @@ public final class BuildSymbolizer {
                 }
                 var address = symbolIndex.textBase &+ request.offset
                 if request.isReturnAddress { address = Self.instructionSet(debugFiles[index].arch).callerAddress(address) }
-                return frame(for: symbolIndex.lookup(address), request: request, address: address, path: debugFiles[index].path)
+                return indexedFrame(symbolIndex, file: index, request: request, address: address)
             }
             guard let image = image(at: index) else {
                 return SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
@@ -245,7 +249,7 @@ public final class BuildSymbolizer {
             return addresses.map { given in
                 let address = offsets ? symbolIndex.textBase &+ given : given
                 let request = FrameRequest(image: nil, uuid: info.uuids.first, offset: address &- symbolIndex.textBase, isReturnAddress: false)
-                return frame(for: symbolIndex.lookup(address), request: request, address: address, path: info.path)
+                return indexedFrame(symbolIndex, file: index, request: request, address: address)
             }
         }
         guard let image = image(at: index) else { throw openFailures[index]! }
@@ -254,6 +258,52 @@ public final class BuildSymbolizer {
         return zip(zip(addresses, lookupAddresses), raw).map { pair, lookup in
             let request = FrameRequest(image: nil, uuid: info.uuids.first, offset: offsets ? pair.0 : pair.0 &- image.textBase, isReturnAddress: false)
             return frame(for: lookup, request: request, address: pair.1, path: image.path)
+        }
+    }
+
+    /// An answer from an index: one binary search, then frames converted once per place and reused.
+    private func indexedFrame(_ symbolIndex: SymbolIndex, file: Int, request: FrameRequest, address: UInt64) -> SymbolicatedFrame {
+        let place = symbolIndex.place(of: address)
+        let status: SymbolicatedFrame.Status
+        let frames: [SourceFrame]
+        var start: UInt64?
+        switch place {
+        case .location(let location):
+            status = .symbolicated
+            if let known = convertedLocations[file]?[Int(location)] {
+                frames = known
+            } else {
+                if convertedLocations[file] == nil {
+                    convertedLocations[file] = Array(repeating: nil, count: symbolIndex.locationCountForCaching)
+                }
+                frames = sourceFrames(symbolIndex.answer(location))
+                convertedLocations[file]![Int(location)] = frames
+            }
+            start = symbolIndex.answer(location).functionStart
+        case .symbol(let symbol):
+            status = .symbolTable
+            let raw = symbolIndex.symbolAnswer(symbol)
+            start = raw.functionStart
+            if let known = convertedOthers[file]?[place] {
+                frames = known
+            } else {
+                frames = sourceFrames(raw)
+                convertedOthers[file, default: [:]][place] = frames
+            }
+        case .nothing:
+            status = .notFound
+            frames = []
+        }
+        return SymbolicatedFrame(
+            request: request, status: status, lookupAddress: address, debugFile: debugFiles[file].path, frames: frames,
+            functionStart: start)
+    }
+
+    private func sourceFrames(_ lookup: RawLookup) -> [SourceFrame] {
+        lookup.frames.map { raw -> SourceFrame in
+            let stored = raw.linkageName ?? raw.plainName ?? "??"
+            let (full, simple) = names.names(for: stored)
+            return SourceFrame(linkageName: raw.linkageName, function: full, simplifiedName: simple, file: raw.file, line: raw.line, isInlined: raw.isInlined)
         }
     }
 

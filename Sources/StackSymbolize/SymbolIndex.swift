@@ -302,8 +302,26 @@ final class SymbolIndex {
         return String(decoding: UnsafeRawBufferPointer(rebasing: file.bytes[(blobOffset + start)..<(blobOffset + end)]), as: UTF8.self)
     }
 
+    /// Where an address lands: a location record, a symbol-table entry, or nothing.
+    enum Place: Hashable {
+        case location(UInt32)
+        case symbol(Int)
+        case nothing
+    }
+
+    var locationCountForCaching: Int { locationCount }
+
     /// The frames at `address`, innermost first, as the DWARF path would give them.
     func lookup(_ address: UInt64) -> RawLookup {
+        switch place(of: address) {
+        case .location(let location): return answer(location)
+        case .symbol(let symbol): return symbolAnswer(symbol)
+        case .nothing: return RawLookup(source: .none, frames: [])
+        }
+    }
+
+    /// Binary search only; `lookup` or a caller's own cache turns the place into frames.
+    func place(of address: UInt64) -> Place {
         var low = 0
         var high = entryCount
         while low < high {
@@ -312,12 +330,12 @@ final class SymbolIndex {
         }
         if low > 0 {
             let location = u32(entryLocationsOffset + (low - 1) * 4)
-            if location != none, Int(location) < locationCount { return answer(location) }
+            if location != none, Int(location) < locationCount { return .location(location) }
         }
-        return symbolFallback(address)
+        return symbolPlace(address)
     }
 
-    private func answer(_ location: UInt32) -> RawLookup {
+    func answer(_ location: UInt32) -> RawLookup {
         if let known = answers[Int(location)] { return known }
         var frames: [RawFrame] = []
         var current = location
@@ -343,20 +361,25 @@ final class SymbolIndex {
         return result
     }
 
-    private func symbolFallback(_ address: UInt64) -> RawLookup {
+    private func symbolPlace(_ address: UInt64) -> Place {
         var low = 0
         var high = symbolCount
         while low < high {
             let middle = (low + high) >> 1
             if u64(symbolsOffset + middle * 24) <= address { low = middle + 1 } else { high = middle }
         }
-        guard low > 0 else { return RawLookup(source: .none, frames: []) }
+        guard low > 0 else { return .nothing }
         let at = symbolsOffset + (low - 1) * 24
         let start = u64(at)
         let size = u64(at + 8)
-        guard size == 0 || address < start &+ size, let name = string(u32(at + 16)) else {
-            return RawLookup(source: .none, frames: [])
-        }
+        guard size == 0 || address < start &+ size else { return .nothing }
+        return .symbol(low - 1)
+    }
+
+    func symbolAnswer(_ symbol: Int) -> RawLookup {
+        let at = symbolsOffset + symbol * 24
+        let start = u64(at)
+        guard let name = string(u32(at + 16)) else { return RawLookup(source: .none, frames: []) }
         return RawLookup(
             source: .symbolTable, frames: [RawFrame(linkageName: name, plainName: nil, file: nil, line: nil, isInlined: false)],
             functionStart: start)
