@@ -242,7 +242,6 @@ enum MachOReader {
                 length = UInt64(try view.u32(header + 36))
                 offset = UInt64(try view.u32(header + 40))
             }
-            _ = address
             guard offset != 0, length > 0 else { continue }  // dsymutil's stub headers
             guard offset <= UInt64(slice.sliceSize), length <= UInt64(slice.sliceSize) - offset else {
                 throw SymbolizeError(

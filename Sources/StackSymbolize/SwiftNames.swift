@@ -12,11 +12,11 @@ public enum SwiftNames {
 
     // Looked up at run time: the Swift runtime is always loaded, libstdc++ usually is (Foundation
     // uses it), and a missing one just means names stay raw.
-    nonisolated(unsafe) private static let swiftDemangle: SwiftDemangle? = {
+    private static let swiftDemangle: SwiftDemangle? = {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "swift_demangle") else { return nil }
         return unsafeBitCast(symbol, to: SwiftDemangle.self)
     }()
-    nonisolated(unsafe) private static let cxaDemangle: CxaDemangle? = {
+    private static let cxaDemangle: CxaDemangle? = {
         var symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__cxa_demangle")
         if symbol == nil, let library = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL) {
             symbol = dlsym(library, "__cxa_demangle")
@@ -304,7 +304,6 @@ public enum SwiftNames {
         }
         // Cut the argument list: the first top-level `(` after a name character.
         var depth = 0
-        var end = text.endIndex
         var index = text.startIndex
         var plain = ""
         while index < text.endIndex {
@@ -315,14 +314,12 @@ public enum SwiftNames {
                     index = text.index(index, offsetBy: "(anonymous namespace)".count)
                     continue
                 }
-                end = index
                 break
             } else if depth == 0 {
                 plain.append(character)
             }
             index = text.index(after: index)
         }
-        _ = end
         // A return type may precede the name (`void ns::f`): keep what follows the last space.
         if let space = plain.lastIndex(of: " "), !plain.hasSuffix(" ") { plain = String(plain[plain.index(after: space)...]) }
         let parts = plain.components(separatedBy: "::").filter { !$0.isEmpty }
