@@ -34,6 +34,8 @@ let package = Package(
         .executableTarget(name: "payload-tool", dependencies: ["PayloadTool"]),
         .testTarget(name: "PayloadDecodeTests", dependencies: ["PayloadDecode"]),
         .testTarget(name: "StackSymbolizeTests", dependencies: ["StackSymbolize"]),
-        .testTarget(name: "PayloadToolTests", dependencies: ["PayloadTool", "PayloadDecode", "StackSymbolize"]),
+        .testTarget(name: "PayloadToolTests", dependencies: ["PayloadTool", "PayloadDecode", "StackSymbolize", "RowStore"]),
+        .testTarget(name: "StackSignatureTests", dependencies: ["StackSignature", "PayloadDecode", "StackSymbolize"]),
+        .testTarget(name: "RowStoreTests", dependencies: ["RowStore", "PayloadDecode", "PayloadTool"]),
     ]
 )

@@ -1,12 +1,171 @@
 import Foundation
+import PayloadDecode
+import RowStore
 
-/// `payload-tool load`. Scaffolding: replaced by the command's implementation.
+/// `payload-tool load`: rows from payload dumps or row files into the `yui_perf` table (SPEC section 10).
+///
+/// Each input is read through `RowSource`, cut into batches, and each batch is one transaction with
+/// `ON CONFLICT (user_id, row_key) DO NOTHING`, so loading the same dump again stores nothing new.
+/// A batch the table refuses rolls back alone; the other batches and inputs still load (exit 1).
 enum LoadCommand {
+    static let usage = "Usage: payload-tool load --db <url> [--user <uuid>] [--batch-size <n>] [--create-users] <file> ..."
+
+    static let help = """
+        OVERVIEW: Insert rows into the yui_perf table of a PostgreSQL database.
+
+        Payload dumps are converted as 'payload-tool rows' converts them; row files are loaded as they are.
+        Each batch of rows is one transaction; rows already in the table (same user_id and row_key) are
+        counted as duplicates and left alone. A batch the table refuses is rolled back and reported with the
+        server's message and the row; the other batches still load. The table comes from db/yui_perf.sql
+        (see docs/postgres.md).
+
+        USAGE: payload-tool load --db <url> [--user <uuid>] [--batch-size <n>] [--create-users] <file> ...
+
+        ARGUMENTS:
+          <file>                  A payload dump or a row file; '-' reads standard input.
+
+        OPTIONS:
+          --db <url>              The database: a libpq URL (postgresql://user@host:5432/db?sslmode=require)
+                                  or key=value string. The password may be in the URL, in PGPASSWORD or in
+                                  ~/.pgpass; it is never printed.
+          --user <uuid>           user_id of the rows converted from payload dumps (row files carry theirs).
+                                  A row without user_id is not stored.
+          --timezone <zone>       Zone of zone-less payload timestamps, IANA name or +HH:MM (default: UTC).
+          --promotion <on|off>    Override the ProMotion table for rows converted from payload dumps.
+          --batch-size <n>        Rows per transaction (default: 500).
+          --create-users          Add each row's user_id to yui_users first. For test databases made with
+                                  db/bare_database.sql; on Supabase the app owns yui_users.
+          -h, --help              Show help information.
+
+        Prints one line per input to standard output: '<file>: N rows: I inserted, D duplicate, R not stored',
+        and a total when there are several inputs. Exit status: 0 when every row is stored or was already
+        there, 1 when any row or input failed, 64 on a usage error.
+
+        """
+
+    static let defaultBatchSize = 500
+
+    struct Options {
+        var database: DatabaseURL
+        var conversion: ConversionOptions
+        var batchSize: Int
+        var createUsers: Bool
+        var files: [String]
+    }
+
     static func run(
         arguments: [String], stdin: FileHandle, stdout: inout some TextOutputStream,
         stderr: inout some TextOutputStream
     ) -> Int32 {
-        stderr.write("error: 'load' is not built yet\n")
-        return PayloadTool.exitFailure
+        let options: Options
+        do {
+            let parsed = try CommandArguments(arguments, options: [
+                .value("--db"), .value("--user"), .value("--timezone"), .value("--promotion"),
+                .value("--batch-size"), .flag("--create-users"),
+            ])
+            if parsed.wantsHelp {
+                stdout.write(help)
+                return PayloadTool.exitSuccess
+            }
+            options = try validate(parsed)
+        } catch {
+            return reportUsage(error, command: "load", usage: usage, to: &stderr)
+        }
+
+        let database: RowDatabase
+        do {
+            database = try RowDatabase(url: options.database)
+        } catch {
+            stderr.write("error: \(error.message)\n")
+            return PayloadTool.exitFailure
+        }
+
+        var total = LoadTally()
+        var anyFailed = false
+        for (position, file) in options.files.enumerated() {
+            let name = file == "-" ? "<stdin>" : file
+            let batcher = LoadBatcher(
+                database: database, file: name, batchSize: options.batchSize, createUsers: options.createUsers)
+            let readOK = RowSource.readRows(
+                path: file, options: options.conversion, standardInput: stdin,
+                report: { diagnostic in
+                    stderr.write("\(diagnostic.severity.rawValue): \(options.database.scrub(diagnostic.description))\n")
+                },
+                emit: { row in
+                    batcher.add(row)
+                    // Written as they come, so a long load shows its problems early.
+                    for message in batcher.takeMessages() { stderr.write(message + "\n") }
+                })
+            batcher.flush()
+            for message in batcher.takeMessages() { stderr.write(message + "\n") }
+            total += batcher.tally
+            if !readOK || batcher.failed { anyFailed = true }
+            stdout.write("\(name): \(batcher.tally.summary)\n")
+            if let fatal = batcher.fatalError {
+                // The database itself failed (connection lost, no table, no permission): every later
+                // input would fail the same way, so stop here and say what was left.
+                stderr.write("error: \(fatal.message)\n")
+                let skipped = options.files.count - position - 1
+                if skipped > 0 { stderr.write("error: stopped; \(skipped) more input\(skipped == 1 ? "" : "s") not loaded\n") }
+                anyFailed = true
+                break
+            }
+        }
+        if options.files.count > 1 { stdout.write("total: \(total.summary)\n") }
+        return anyFailed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
+    }
+
+    static func validate(_ parsed: CommandArguments) throws(UsageError) -> Options {
+        guard let url = parsed.value("--db"), !url.isEmpty else {
+            throw UsageError(message: "Missing expected argument '--db <url>'.")
+        }
+        var conversion = ConversionOptions()
+        if let user = parsed.value("--user") {
+            guard let uuid = UUID(uuidString: user) else {
+                throw UsageError(message: "The value '\(user)' is invalid for '--user <uuid>': not a UUID.")
+            }
+            conversion.userID = uuid.uuidString.lowercased()
+        }
+        if let zone = parsed.value("--timezone") {
+            guard let timeZone = timeZone(named: zone) else {
+                throw UsageError(message: "The value '\(zone)' is invalid for '--timezone <zone>': not an IANA zone or +HH:MM.")
+            }
+            conversion.timeZone = timeZone
+        }
+        if let promotion = parsed.value("--promotion") {
+            switch promotion {
+            case "on": conversion.promotionOverride = true
+            case "off": conversion.promotionOverride = false
+            default:
+                throw UsageError(message: "The value '\(promotion)' is invalid for '--promotion <on|off>'.")
+            }
+        }
+        var batchSize = defaultBatchSize
+        if let text = parsed.value("--batch-size") {
+            guard let number = Int(text), number >= 1, number <= 100_000 else {
+                throw UsageError(message: "The value '\(text)' is invalid for '--batch-size <n>': a whole number from 1 to 100000.")
+            }
+            batchSize = number
+        }
+        guard !parsed.positionals.isEmpty else {
+            throw UsageError(message: "Missing expected argument '<file> ...'.")
+        }
+        return Options(
+            database: DatabaseURL(url), conversion: conversion, batchSize: batchSize,
+            createUsers: parsed.flag("--create-users"), files: parsed.positionals)
+    }
+
+    /// An IANA name (`Europe/Berlin`) or a fixed offset (`+02:00`, `-0530`).
+    private static func timeZone(named name: String) -> TimeZone? {
+        if let first = name.first, first == "+" || first == "-" {
+            let digits = name.dropFirst().filter { $0 != ":" }
+            guard digits.count == 4, digits.allSatisfy(\.isASCII), let value = Int(digits) else { return nil }
+            let hours = value / 100
+            let minutes = value % 100
+            guard hours <= 14, minutes < 60 else { return nil }
+            let seconds = (hours * 3600 + minutes * 60) * (first == "-" ? -1 : 1)
+            return TimeZone(secondsFromGMT: seconds)
+        }
+        return TimeZone(identifier: name)
     }
 }

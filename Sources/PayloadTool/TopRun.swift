@@ -1,0 +1,130 @@
+import Foundation
+import PayloadDecode
+import StackSignature
+import StackSymbolize
+
+/// One run of `payload-tool top`: reads every input, symbolicates each hang and crash with its
+/// build's debug files, and writes the ranking.
+struct TopRun {
+    let options: TopOptions
+
+    func run(stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
+        var ranking = TopRanking(options: options)
+        var failed = false
+        let conversion = ConversionOptions(userID: options.userID)
+
+        for path in options.inputs {
+            let source = path == "-" ? "<stdin>" : path
+            let ok = RowSource.readRows(
+                path: path, options: conversion, standardInput: stdin,
+                report: { diagnostic in stderr.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") },
+                emit: { row in ranking.add(row, from: source, stderr: &stderr) })
+            if !ok { failed = true }
+        }
+        if let url = options.databaseURL {
+            do {
+                for row in try TopDatabase.diagnosticRows(url: url, options: options) {
+                    ranking.add(row, from: "--db", stderr: &stderr)
+                }
+            } catch {
+                stderr.write("error: --db: \(error)\n")
+                failed = true
+            }
+        }
+
+        ranking.reportMissingDebugFiles(stderr: &stderr)
+        if ranking.duplicates > 0 {
+            let rows = ranking.duplicates == 1 ? "1 hang or crash row" : "\(ranking.duplicates) hang or crash rows"
+            stderr.write("note: \(rows) read more than once (same user and row key), counted once\n")
+        }
+        var builds = ranking.tally.builds
+        if let build = options.build {
+            if builds.isEmpty { stderr.write("note: no rows of build \(build) in the inputs\n") }
+            builds = [build]
+        }
+        switch options.output {
+        case .text:
+            stdout.write(WorstStacksReport.text(ranking.tally, builds: builds, count: options.count))
+        case .json:
+            stdout.write(
+                WorstStacksReport.json(ranking.tally, builds: builds, count: options.count, crashWeight: options.crashWeight))
+        case .folded:
+            stdout.write(WorstStacksReport.folded(ranking.tally, builds: builds))
+        }
+        return failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
+    }
+}
+
+/// What `top` has counted so far: the tally, and per build the debug files it opened and the UUIDs
+/// it missed. Rows from files and from the database go through the same `add`.
+struct TopRanking {
+    let options: TopOptions
+    private(set) var tally = WorstStacksTally()
+    private var expanders: [Int: StackExpander] = [:]
+    private var missingByBuild: [Int: Set<MissingDebugFile>] = [:]
+    /// Builds whose folder could not be opened: already warned about as a whole.
+    private var buildsWithoutFolder: Set<Int> = []
+    /// (user, row key) of every hang and crash counted: a row read twice (a dump given twice, or
+    /// a dump and the row file made from it) counts once, as the table stores it once.
+    private var counted: Set<String> = []
+    private(set) var duplicates = 0
+
+    init(options: TopOptions) {
+        self.options = options
+    }
+
+    mutating func add(_ row: Row, from source: String, stderr: inout some TextOutputStream) {
+        if let build = options.build, row.app_build != build { return }
+        tally.noteBuild(row.app_build)
+        guard let kind = WorstStackKind(row: row) else { return }
+        guard counted.insert("\(row.user_id ?? "")/\(row.row_key)").inserted else {
+            duplicates += 1
+            return
+        }
+        let expander = expanders[row.app_build] ?? makeExpander(build: row.app_build, stderr: &stderr)
+        expanders[row.app_build] = expander
+        let stack = expander.expand(row.stack ?? [])
+        if !stack.missingDebugFiles.isEmpty {
+            missingByBuild[row.app_build, default: []].formUnion(stack.missingDebugFiles)
+        }
+        let weight: Double
+        switch kind {
+        case .crash:
+            weight = options.crashWeight
+        case .hang:
+            if let seconds = row.value, seconds.isFinite, seconds >= 0 {
+                weight = seconds
+            } else {
+                weight = 0
+                stderr.write("warning: \(source): row \(row.row_key): hang without a usable duration counts as 0 s\n")
+            }
+        }
+        tally.add(StackOccurrence(build: row.app_build, kind: kind, rowKey: row.row_key, weight: weight, stack: stack))
+    }
+
+    /// One line per build naming the images whose frames stayed `image+0xOFFSET` (SPEC section 6:
+    /// the tool says which UUID it missed).
+    func reportMissingDebugFiles(stderr: inout some TextOutputStream) {
+        for (build, missing) in missingByBuild.sorted(by: { $0.key > $1.key }) where !buildsWithoutFolder.contains(build) {
+            let list = missing.sorted().map { "\($0.image ?? "?") \($0.uuid)" }.joined(separator: ", ")
+            let images = missing.count == 1 ? "1 image" : "\(missing.count) images"
+            stderr.write("note: build \(build): no debug file for \(images), shown as image+0xOFFSET: \(list)\n")
+        }
+    }
+
+    /// The expander for one build: its debug files, or none (with a warning) when the build's
+    /// folder cannot be opened, so the ranking still comes out with `image+0xOFFSET` frames.
+    private mutating func makeExpander(build: Int, stderr: inout some TextOutputStream) -> StackExpander {
+        let symbolizer: any FrameSymbolizing
+        do {
+            let opened = try TopDebugFiles.open(root: options.dsymsRoot, build: build)
+            symbolizer = opened.symbolizer
+            for problem in opened.problems { stderr.write("warning: build \(build): \(problem)\n") }
+        } catch {
+            stderr.write("warning: build \(build): \(error); its frames stay image+0xOFFSET\n")
+            buildsWithoutFolder.insert(build)
+            symbolizer = NoDebugFiles()
+        }
+        return StackExpander(symbolizer: symbolizer, appImages: options.appImages)
+    }
+}

@@ -1,1 +1,0 @@
-// RowStore: see docs/ARCHITECTURE.md

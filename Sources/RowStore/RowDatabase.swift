@@ -1,0 +1,222 @@
+import Foundation
+import PayloadDecode
+
+/// A PostgreSQL database that holds the `yui_perf` table (migration `db/yui_perf.sql`): rows go in
+/// batch by batch and come back as the same `Row` values.
+///
+/// One connection per instance; not for sharing between threads.
+public final class RowDatabase {
+    /// Where it is connected, password redacted in every message.
+    public let url: DatabaseURL
+    private let connection: PostgresConnection
+
+    /// Rows per INSERT statement: PostgreSQL takes at most 65,535 parameters in one statement,
+    /// and a row has 20. A batch larger than this is several statements in one transaction.
+    static let rowsPerStatement = 1_000
+
+    /// Connects. The password may come from the URL, `PGPASSWORD` or `~/.pgpass`.
+    ///
+    /// - Throws: `RowStoreError` saying it cannot connect, with the URL redacted and libpq's reason.
+    public init(url: DatabaseURL) throws(RowStoreError) {
+        self.url = url
+        do {
+            connection = try PostgresConnection(url: url.connectionString)
+        } catch {
+            throw RowStoreError(message: "cannot connect to \(url.redacted): \(url.scrub(error.message))")
+        }
+    }
+
+    public convenience init(url: String) throws(RowStoreError) {
+        try self.init(url: DatabaseURL(url))
+    }
+
+    // MARK: Writing
+
+    /// Inserts `rows` in one transaction with `ON CONFLICT (user_id, row_key) DO NOTHING`.
+    ///
+    /// When the table refuses any row, the whole batch rolls back, and each row is then tried alone
+    /// (inside a savepoint of a transaction that is rolled back too) so the outcome names every row
+    /// the table refuses and why. Nothing of a refused batch is stored.
+    ///
+    /// - Returns: `.stored` with the inserted and duplicate counts, or `.refused` with the rows.
+    /// - Throws: `RowStoreError` when the failure is not about a row (no table, no permission,
+    ///   connection lost): every later batch would fail the same way.
+    public func insert(_ rows: [Row]) throws(RowStoreError) -> BatchOutcome {
+        if rows.isEmpty { return .stored(inserted: 0, duplicates: 0) }
+        var parameters: [[String?]] = []
+        parameters.reserveCapacity(rows.count)
+        for row in rows {
+            guard let values = try? RowColumns.parameters(of: row) else {
+                // A row that cannot even be sent: the diagnosis names it (and any other).
+                return .refused(try diagnose(rows))
+            }
+            parameters.append(values)
+        }
+
+        let batchError: ServerError
+        do {
+            return try insertInOneTransaction(parameters)
+        } catch {
+            batchError = error
+        }
+        // A failed rollback after a lost connection must not hide why the batch failed.
+        try? run("rollback")
+        guard batchError.isAboutTheRow, connection.isOpen else { throw failure("cannot insert rows", batchError) }
+        return .refused(try diagnose(rows))
+    }
+
+    /// One transaction, one INSERT per `rowsPerStatement` rows; committed when all succeed.
+    private func insertInOneTransaction(_ parameters: [[String?]]) throws(ServerError) -> BatchOutcome {
+        try run("begin")
+        var inserted = 0
+        var start = 0
+        while start < parameters.count {
+            let end = Swift.min(start + Self.rowsPerStatement, parameters.count)
+            let chunk = parameters[start..<end]
+            let statement = Self.insertStatement(rowCount: chunk.count)
+            inserted += try connection.execute(statement, parameters: chunk.flatMap { $0 }).affectedRows
+            start = end
+        }
+        try run("commit")
+        return .stored(inserted: inserted, duplicates: parameters.count - inserted)
+    }
+
+    /// Tries each row alone inside a savepoint of a transaction that is then rolled back, and lists
+    /// the ones the table refuses.
+    private func diagnose(_ rows: [Row]) throws(RowStoreError) -> [RefusedRow] {
+        var refused: [RefusedRow] = []
+        do {
+            try run("begin")
+            for (index, row) in rows.enumerated() {
+                let values: [String?]
+                do {
+                    values = try RowColumns.parameters(of: row)
+                } catch {
+                    refused.append(RefusedRow(index: index, message: error.message, constraint: nil, sqlState: ""))
+                    continue
+                }
+                if let error = try insertAlone(values) {
+                    refused.append(RefusedRow(index: index, message: url.scrub(error.message),
+                                              constraint: error.constraint, sqlState: error.sqlState))
+                }
+            }
+            try run("rollback")
+        } catch {
+            try? run("rollback")
+            throw failure("cannot insert rows", error)
+        }
+        if refused.isEmpty {
+            // Each row passes alone, so the batch failed as a whole; say so rather than nothing.
+            refused.append(RefusedRow(index: nil, message: "the batch was refused, but no row is refused on its own",
+                                      constraint: nil, sqlState: ""))
+        }
+        return refused
+    }
+
+    /// Inserts one row inside a savepoint; returns the server's objection to the row, if any.
+    /// - Throws: the errors that are not about the row.
+    private func insertAlone(_ values: [String?]) throws(ServerError) -> ServerError? {
+        try run("savepoint yui_perf_row")
+        do {
+            _ = try connection.execute(Self.insertStatement(rowCount: 1), parameters: values)
+        } catch where error.isAboutTheRow {
+            try run("rollback to savepoint yui_perf_row")
+            return error
+        }
+        try run("release savepoint yui_perf_row")
+        return nil
+    }
+
+    /// Adds each user id to `yui_users` unless it is there: for test databases, where no app made them.
+    /// (On Supabase yui_users belongs to the app and this is not needed.)
+    public func createUsers(_ userIDs: some Sequence<String>) throws(RowStoreError) {
+        for id in Set(userIDs).sorted() {
+            do {
+                _ = try connection.execute(
+                    "insert into public.yui_users (id) values ($1::uuid) on conflict do nothing", parameters: [id])
+            } catch {
+                throw failure("cannot add user \(id) to yui_users", error)
+            }
+        }
+    }
+
+    /// Runs SQL statements as they are (a migration, or `create database`), in one implicit
+    /// transaction when there are several.
+    public func runScript(_ sql: String) throws(RowStoreError) {
+        do {
+            try connection.executeScript(sql)
+        } catch {
+            throw failure("the script failed", error)
+        }
+    }
+
+    // MARK: Reading
+
+    /// The diagnostic rows of one build (every build when `nil`), in the order they were stored, as the
+    /// same `Row` values that were loaded: what `top --db` ranks.
+    public func diagnosticRows(build: Int?) throws(RowStoreError) -> [Row] {
+        try rows(kind: "diagnostic", build: build)
+    }
+
+    /// Rows in the order they were stored, narrowed by any of kind, build and user.
+    public func rows(kind: String? = nil, build: Int? = nil, userID: String? = nil) throws(RowStoreError) -> [Row] {
+        let sql = """
+            select \(RowColumns.selectList) from public.yui_perf
+            where ($1::text is null or kind = $1::text)
+              and ($2::int is null or app_build = $2::int)
+              and ($3::uuid is null or user_id = $3::uuid)
+            order by id
+            """
+        let result: QueryResult
+        do {
+            // extra_float_digits > 0 makes every server since 12 print doubles in their shortest exact
+            // form, and older ones with 17 digits: either reads back to the same bits. Set per
+            // transaction so it also holds behind a transaction-mode pooler (Supabase's).
+            try run("begin read only")
+            try run("set local extra_float_digits = 3")
+            result = try connection.execute(sql, parameters: [kind, build.map(String.init), userID])
+            try run("commit")
+        } catch {
+            try? run("rollback")
+            throw failure("cannot read rows", error)
+        }
+        var rows: [Row] = []
+        rows.reserveCapacity(result.rows.count)
+        for values in result.rows {
+            rows.append(try RowColumns.row(from: values))
+        }
+        return rows
+    }
+
+    // MARK: Helpers
+
+    private func run(_ sql: String) throws(ServerError) {
+        _ = try connection.execute(sql)
+    }
+
+    private func failure(_ what: String, _ error: ServerError) -> RowStoreError {
+        var message = "\(what) in \(url.redacted): \(url.scrub(error.message))"
+        if let hint = error.hint { message += " (\(url.scrub(hint)))" }
+        if !connection.isOpen { message += " (the connection was lost)" }
+        return RowStoreError(message: message, sqlState: error.sqlState.isEmpty ? nil : error.sqlState)
+    }
+
+    /// `insert into public.yui_perf (...) values ($1::uuid, ...), (...) on conflict (user_id, row_key) do nothing`
+    static func insertStatement(rowCount: Int) -> String {
+        let columnCount = RowColumns.names.count
+        var sql = "insert into public.yui_perf (\(RowColumns.names.joined(separator: ", "))) values "
+        for row in 0..<rowCount {
+            if row > 0 { sql += ", " }
+            sql += "("
+            for column in 0..<columnCount {
+                if column > 0 { sql += ", " }
+                sql += "$\(row * columnCount + column + 1)::\(RowColumns.casts[column])"
+            }
+            sql += ")"
+        }
+        return sql + " on conflict (user_id, row_key) do nothing"
+    }
+}
+
+@available(*, unavailable)
+extension RowDatabase: Sendable {}

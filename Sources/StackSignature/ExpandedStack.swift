@@ -1,0 +1,125 @@
+import PayloadDecode
+import StackSymbolize
+
+/// One frame of a stack after symbolication and inline expansion: an address inside inlined code
+/// becomes one `ExpandedFrame` per inlined call, innermost first.
+public struct ExpandedFrame: Sendable, Hashable, Codable {
+    /// The simplified name (`YuiLines.parse`), or `image+0xOFFSET` when the frame has no name.
+    public var name: String
+    /// The demangled full name, `nil` when the frame has no name.
+    public var function: String?
+    public var image: String?
+    /// The stack frame's offset into its image's text segment, as the row holds it.
+    public var offset: UInt64
+    public var file: String?
+    public var line: Int?
+    /// True for a function inlined into the next frame of the same address.
+    public var isInlined: Bool
+    /// True when the image has a debug file in the build's folder or is named by `--app-image`.
+    public var isApp: Bool
+
+    public init(
+        name: String, function: String?, image: String?, offset: UInt64, file: String?, line: Int?,
+        isInlined: Bool, isApp: Bool
+    ) {
+        self.name = name
+        self.function = function
+        self.image = image
+        self.offset = offset
+        self.file = file
+        self.line = line
+        self.isInlined = isInlined
+        self.isApp = isApp
+    }
+
+    /// The name of a frame nothing could be said about, as SPEC section 7 writes it. The image
+    /// falls back to the UUID, then to `?`, so two unnamed images never read alike by accident.
+    static func unnamed(image: String?, uuid: String?, offset: UInt64) -> String {
+        "\(image ?? uuid ?? "?")+0x\(String(offset, radix: 16))"
+    }
+}
+
+/// A row's stack, symbolicated and inline-expanded, innermost first.
+public struct ExpandedStack: Sendable, Hashable {
+    public var frames: [ExpandedFrame]
+    /// UUIDs (with their image names) that had no debug file, so the caller can say what it missed.
+    public var missingDebugFiles: [MissingDebugFile]
+
+    public init(frames: [ExpandedFrame], missingDebugFiles: [MissingDebugFile] = []) {
+        self.frames = frames
+        self.missingDebugFiles = missingDebugFiles
+    }
+}
+
+/// An image whose UUID had no debug file in the build's folder.
+public struct MissingDebugFile: Sendable, Hashable, Comparable {
+    public var uuid: String
+    public var image: String?
+
+    public init(uuid: String, image: String?) {
+        self.uuid = uuid
+        self.image = image
+    }
+
+    public static func < (lhs: MissingDebugFile, rhs: MissingDebugFile) -> Bool {
+        (lhs.image ?? "", lhs.uuid) < (rhs.image ?? "", rhs.uuid)
+    }
+}
+
+/// Turns a row's stack into an `ExpandedStack` with one build's debug files.
+public struct StackExpander {
+    public let symbolizer: any FrameSymbolizing
+    /// Image names given with `--app-image`: app frames even without a debug file.
+    public let appImages: Set<String>
+
+    public init(symbolizer: any FrameSymbolizing, appImages: Set<String> = []) {
+        self.symbolizer = symbolizer
+        self.appImages = appImages
+    }
+
+    /// Symbolicates `stack` (innermost first, as the `stack` column holds it). Frame 0 is the
+    /// interrupted instruction; every other frame is a return address (SPEC section 6).
+    public func expand(_ stack: [StackFrame]) -> ExpandedStack {
+        let requests = stack.enumerated().map { index, frame in
+            FrameRequest(image: frame.image, uuid: frame.uuid, offset: frame.offset, isReturnAddress: index > 0)
+        }
+        let answers = symbolizer.symbolicate(requests)
+        var frames: [ExpandedFrame] = []
+        var missing: Set<MissingDebugFile> = []
+        // Asking once per image keeps a 32-frame stack from asking 32 times about the same UUID.
+        var appByUUID: [String: Bool] = [:]
+        for (index, request) in requests.enumerated() {
+            let answer = index < answers.count ? answers[index] : nil
+            var isApp = request.image.map(appImages.contains) ?? false
+            if !isApp, let uuid = request.uuid {
+                if let known = appByUUID[uuid] {
+                    isApp = known
+                } else {
+                    isApp = symbolizer.hasDebugFile(uuid: uuid)
+                    appByUUID[uuid] = isApp
+                }
+            }
+            if let answer, answer.status == .missingDebugFile, let uuid = request.uuid {
+                missing.insert(MissingDebugFile(uuid: uuid, image: request.image))
+            }
+            let unnamed = ExpandedFrame.unnamed(image: request.image, uuid: request.uuid, offset: request.offset)
+            let sourceFrames = answer?.frames ?? []
+            if sourceFrames.isEmpty {
+                frames.append(
+                    ExpandedFrame(
+                        name: unnamed, function: nil, image: request.image, offset: request.offset, file: nil,
+                        line: nil, isInlined: false, isApp: isApp))
+                continue
+            }
+            for source in sourceFrames {
+                let name = source.simplifiedName.isEmpty ? source.function : source.simplifiedName
+                frames.append(
+                    ExpandedFrame(
+                        name: name.isEmpty ? unnamed : name, function: source.function, image: request.image,
+                        offset: request.offset, file: source.file, line: source.line, isInlined: source.isInlined,
+                        isApp: isApp))
+            }
+        }
+        return ExpandedStack(frames: frames, missingDebugFiles: missing.sorted())
+    }
+}

@@ -1,0 +1,28 @@
+import StackSymbolize
+
+/// What signatures need from symbolication. `BuildSymbolizer` is the real one; tests feed canned
+/// frames through it so the signature rules can be checked without debug files.
+public protocol FrameSymbolizing {
+    /// Symbolicates one stack, innermost first; one answer per request, in order.
+    func symbolicate(_ stack: [FrameRequest]) -> [SymbolicatedFrame]
+    /// Whether the build's folder holds a debug file for this image UUID (canonical upper case).
+    /// This is what makes a frame an app frame (SPEC section 7).
+    func hasDebugFile(uuid: String) -> Bool
+}
+
+/// A build without debug files: every frame stays `image+0xOFFSET` and no image counts as the
+/// app's unless `--app-image` names it.
+public struct NoDebugFiles: FrameSymbolizing {
+    public init() {}
+
+    public func symbolicate(_ stack: [FrameRequest]) -> [SymbolicatedFrame] {
+        stack.map {
+            SymbolicatedFrame(request: $0, status: .missingDebugFile, lookupAddress: nil, debugFile: nil, frames: [])
+        }
+    }
+
+    public func hasDebugFile(uuid: String) -> Bool { false }
+}
+
+/// The real symbolizer: one build's debug files, matched by UUID.
+extension BuildSymbolizer: FrameSymbolizing {}

@@ -1,1 +1,0 @@
-// StackSignature: see docs/ARCHITECTURE.md

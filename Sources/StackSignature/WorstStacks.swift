@@ -1,0 +1,154 @@
+import PayloadDecode
+
+/// The diagnostics `top` ranks. The seed's report lists hangs and crashes only: a CPU or
+/// disk-write exception is a budget overrun in the background, not a stall the user felt, and its
+/// value (CPU seconds, megabytes) does not add up with hang seconds.
+public enum WorstStackKind: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
+    case hang
+    case crash
+
+    /// The kind of a diagnostic row, `nil` for rows `top` does not rank.
+    public init?(row: Row) {
+        guard row.kind == "diagnostic" else { return nil }
+        self.init(rawValue: row.name)
+    }
+
+    public static func < (lhs: WorstStackKind, rhs: WorstStackKind) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// One hang or crash, symbolicated, ready to be counted.
+public struct StackOccurrence: Sendable {
+    public var build: Int
+    public var kind: WorstStackKind
+    public var rowKey: String
+    /// Seconds: the hang's duration, or the crash weight (SPEC section 7).
+    public var weight: Double
+    public var stack: ExpandedStack
+
+    public init(build: Int, kind: WorstStackKind, rowKey: String, weight: Double, stack: ExpandedStack) {
+        self.build = build
+        self.kind = kind
+        self.rowKey = rowKey
+        self.weight = weight
+        self.stack = stack
+    }
+}
+
+/// Every occurrence of one (build, kind, signature), summed.
+public struct SignatureGroup: Sendable {
+    public var build: Int
+    public var kind: WorstStackKind
+    public var signature: StackSignature
+    /// Total seconds.
+    public var weight: Double
+    public var count: Int
+    /// The heaviest single occurrence, in seconds.
+    public var max: Double
+    /// The signature's frames as the heaviest occurrence had them, so file and line point at one
+    /// real stack (the first one seen when several weigh the most).
+    public var heaviestFrames: [ExpandedFrame]
+    public var heaviestRowKey: String
+    /// Every occurrence's row key, in input order.
+    public var rowKeys: [String]
+}
+
+/// Sums occurrences into signature groups per build as rows stream in; holds one group per
+/// distinct signature and one entry per distinct folded stack, never the rows themselves.
+public struct WorstStacksTally: Sendable {
+    private struct GroupKey: Hashable {
+        var build: Int
+        var kind: WorstStackKind
+        var signature: String
+    }
+
+    private struct FoldedKey: Hashable {
+        var build: Int
+        var stack: String
+    }
+
+    private var groups: [GroupKey: SignatureGroup] = [:]
+    private var seenBuilds: Set<Int> = []
+    private var foldedSeconds: [FoldedKey: Double] = [:]
+
+    public init() {}
+
+    /// Remembers a build that had rows, so it is listed even when none of them is a hang or a crash.
+    public mutating func noteBuild(_ build: Int) {
+        seenBuilds.insert(build)
+    }
+
+    public mutating func add(_ occurrence: StackOccurrence) {
+        seenBuilds.insert(occurrence.build)
+        let signature = StackSignature(of: occurrence.stack)
+        let key = GroupKey(build: occurrence.build, kind: occurrence.kind, signature: signature.text)
+        if var group = groups[key] {
+            group.weight += occurrence.weight
+            group.count += 1
+            group.rowKeys.append(occurrence.rowKey)
+            if occurrence.weight > group.max {
+                group.max = occurrence.weight
+                group.heaviestFrames = signature.frames
+                group.heaviestRowKey = occurrence.rowKey
+            }
+            groups[key] = group
+        } else {
+            groups[key] = SignatureGroup(
+                build: occurrence.build, kind: occurrence.kind, signature: signature, weight: occurrence.weight,
+                count: 1, max: occurrence.weight, heaviestFrames: signature.frames,
+                heaviestRowKey: occurrence.rowKey, rowKeys: [occurrence.rowKey])
+        }
+        let folded = FoldedKey(build: occurrence.build, stack: Self.foldedStack(occurrence))
+        foldedSeconds[folded, default: 0] += occurrence.weight
+    }
+
+    /// Builds that had rows, newest (highest number) first.
+    public var builds: [Int] { seenBuilds.sorted(by: >) }
+
+    /// A build's signatures, heaviest first. Weights compare in whole milliseconds so sums that
+    /// differ only by floating-point noise tie, then the larger count wins, then kind and text
+    /// decide, so the order never depends on input order.
+    public func ranked(build: Int) -> [SignatureGroup] {
+        groups.values.filter { $0.build == build }.sorted { lhs, rhs in
+            let (left, right) = (Self.milliseconds(lhs.weight), Self.milliseconds(rhs.weight))
+            if left != right { return left > right }
+            if lhs.count != rhs.count { return lhs.count > rhs.count }
+            if lhs.signature.text != rhs.signature.text { return lhs.signature.text < rhs.signature.text }
+            return lhs.kind < rhs.kind
+        }
+    }
+
+    /// Folded stacks of one build (the format of Brendan Gregg's `stackcollapse` scripts, read by
+    /// `flamegraph.pl`, inferno and speedscope): `build 131;hang;outermost;...;innermost 1234`,
+    /// weighted in milliseconds, sorted by stack.
+    public func foldedLines(build: Int) -> [String] {
+        foldedSeconds.compactMap { key, seconds -> String? in
+            guard key.build == build else { return nil }
+            let weight = Self.milliseconds(seconds)
+            return weight > 0 ? "\(key.stack) \(weight)" : nil
+        }.sorted()
+    }
+
+    /// Seconds as whole milliseconds, clamped to `Int64`'s range: a row file may carry an absurd
+    /// duration (1e300 s), and converting that unclamped would trap. NaN counts as 0.
+    static func milliseconds(_ seconds: Double) -> Int64 {
+        let value = (seconds * 1000).rounded()
+        if value.isNaN { return 0 }
+        if value >= 9.2e18 { return Int64.max }
+        if value <= -9.2e18 { return Int64.min }
+        return Int64(value)
+    }
+
+    /// Root first, as folded stacks are written: the build and the kind as the two outermost
+    /// frames, so builds and kinds never merge in a flame graph.
+    private static func foldedStack(_ occurrence: StackOccurrence) -> String {
+        var names = ["build \(occurrence.build)", occurrence.kind.rawValue]
+        names += occurrence.stack.frames.reversed().map { foldedName($0.name) }
+        if occurrence.stack.frames.isEmpty { names.append(StackSignature.noStackText) }
+        return names.joined(separator: ";")
+    }
+
+    /// `;` separates frames and a newline ends a record, so neither may appear inside a name.
+    private static func foldedName(_ name: String) -> String {
+        String(name.map { $0 == ";" ? ":" : ($0.isNewline ? " " : $0) })
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import PayloadTool
+import Testing
+
+/// The `top` test set (`scripts/make-top-testset`) over the fixture app's real debug files
+/// (`dsyms-fixtures/builds`). Every expected line below is computed by hand from the durations
+/// the script chose; the script's header shows the sums.
+enum TopFixtures {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let folder = repository.appendingPathComponent("Tests/Fixtures/top")
+    static let dsyms = repository.appendingPathComponent("dsyms-fixtures/builds").path
+
+    static func path(_ name: String) throws -> String {
+        let url = folder.appendingPathComponent(name)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw FixtureMissing(description: "fixture \(name) not found at \(url.path); run scripts/make-top-testset")
+        }
+        return url.path
+    }
+
+    static func all() throws -> [String] {
+        try ["build131-diagnostics.json", "build131-later.json", "build130-diagnostics.jsonl"].map(path)
+    }
+
+    struct FixtureMissing: Error, CustomStringConvertible { let description: String }
+
+    static let parseSignature =
+        "YuiLines.parse <- ChatStore.apply <- closure in ThreadView.body <- ThreadView.body <- ThreadView.refresh"
+}
+
+@Suite struct TopOnTheTestSet {
+    @Test func givesTheHandComputedLinesPerBuildNewestFirst() throws {
+        let result = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms] + (try TopFixtures.all()))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(
+            result.stdout == """
+                build 131
+                  1. hang 3.6 s x3 (max 1.5 s)   \(TopFixtures.parseSignature)
+                  2. crash 2.0 s x2   crash <- YuiLines.fail <- main
+                  3. hang 2.0 s x1 (max 2.0 s)   plus <- mix <- YuiLines.scanWord <- YuiLines.parse <- ChatStore.apply
+
+                build 130
+                  1. hang 2.5 s x1 (max 2.5 s)   yui.area <- Ledger.reserve <- Ledger.reserveAll <- YuiKitMeasure <- ChatStore.reload
+                  2. hang 1.0 s x2 (max 0.6 s)   \(TopFixtures.parseSignature)
+                  3. crash 1.0 s x1   yui.abortWith <- Ledger.close <- YuiKitMeasure <- ChatStore.reload <- ThreadView.refresh
+
+                """)
+    }
+
+    @Test func theRestOfBuild131SystemFallbackAndFramesWithoutDebugFile() throws {
+        let result = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms, "--build", "131", "--count", "9"] + (try TopFixtures.all()))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(
+            result.stdout == """
+                build 131
+                  1. hang 3.6 s x3 (max 1.5 s)   \(TopFixtures.parseSignature)
+                  2. crash 2.0 s x2   crash <- YuiLines.fail <- main
+                  3. hang 2.0 s x1 (max 2.0 s)   plus <- mix <- YuiLines.scanWord <- YuiLines.parse <- ChatStore.apply
+                  4. hang 1.5 s x2 (max 0.8 s)   ChatStore.reload <- ThreadView.refresh <- main
+                  5. hang 0.5 s x1 (max 0.5 s)   (system) libsystem_kernel.dylib+0x1a2c <- libsystem_kernel.dylib+0x5e0c <- libdispatch.dylib+0x3a40 <- UIKitCore+0x9f00 <- UIKitCore+0xa1c8
+
+                """)
+        // YuiKit has no debug file in build 131: the run says which UUID it missed.
+        #expect(result.stderr.contains("4C4C4C4C-5555-3144-A1B2-0000000B0131"))
+    }
+
+    @Test func anAppImageWithoutDebugFileCountsWhenNamed() throws {
+        let result = TopHarness.run(
+            ["top", "--dsyms", TopFixtures.dsyms, "--build", "131", "--count", "9", "--app-image", "YuiKit"]
+                + (try TopFixtures.all()))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(
+            result.stdout.contains(
+                "  4. hang 1.5 s x2 (max 0.8 s)   YuiKit+0x4144 <- YuiKit+0x40fc <- YuiKit+0x40ac <- ChatStore.reload <- ThreadView.refresh\n"
+            ))
+    }
+
+    @Test func crashWeightChangesTheRanking() throws {
+        let result = TopHarness.run(
+            ["top", "--dsyms", TopFixtures.dsyms, "--build", "131", "--count", "4", "--crash-weight", "0.5"]
+                + (try TopFixtures.all()))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(
+            result.stdout == """
+                build 131
+                  1. hang 3.6 s x3 (max 1.5 s)   \(TopFixtures.parseSignature)
+                  2. hang 2.0 s x1 (max 2.0 s)   plus <- mix <- YuiLines.scanWord <- YuiLines.parse <- ChatStore.apply
+                  3. hang 1.5 s x2 (max 0.8 s)   ChatStore.reload <- ThreadView.refresh <- main
+                  4. crash 1.0 s x2   crash <- YuiLines.fail <- main
+
+                """)
+    }
+
+    @Test func aBuildWithoutRowsSaysSo() throws {
+        let result = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms, "--build", "129"] + (try TopFixtures.all()))
+        #expect(result.status == 0)
+        #expect(result.stdout == "build 129\n  no hangs or crashes\n")
+        #expect(result.stderr.contains("no rows of build 129"))
+    }
+
+    @Test func oneBadInputFailsTheRunButTheOthersAreStillRanked() throws {
+        let bad = FileManager.default.temporaryDirectory.appendingPathComponent("top-bad-\(getpid()).json")
+        try Data("{\"crashDiagnostics\": [".utf8).write(to: bad)
+        defer { try? FileManager.default.removeItem(at: bad) }
+        let result = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms, bad.path] + (try TopFixtures.all()))
+        #expect(result.status == 1)
+        #expect(result.stderr.contains(bad.path))
+        #expect(result.stdout.hasPrefix("build 131\n  1. hang 3.6 s x3 (max 1.5 s)"))
+    }
+
+    @Test func rowFilesRankTheSameAsThePayloads() throws {
+        let rows = TopHarness.run(["rows"] + (try TopFixtures.all()))
+        #expect(rows.status == 0, "stderr: \(rows.stderr)")
+        let rowFile = FileManager.default.temporaryDirectory.appendingPathComponent("top-rows-\(getpid()).json")
+        try Data(rows.stdout.utf8).write(to: rowFile)
+        defer { try? FileManager.default.removeItem(at: rowFile) }
+        let fromRows = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms, "--json", rowFile.path])
+        let fromPayloads = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms, "--json"] + (try TopFixtures.all()))
+        #expect(fromRows.status == 0, "stderr: \(fromRows.stderr)")
+        #expect(fromRows.stdout == fromPayloads.stdout)
+    }
+}
+
+@Suite struct TopMachineForms {
+    @Test func jsonCarriesTheHeaviestOccurrencesFramesAndEveryRowKey() throws {
+        let result = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms, "--json", "--build", "131"] + (try TopFixtures.all()))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let build = try #require((document["builds"] as? [[String: Any]])?.first)
+        #expect(build["build"] as? Int == 131)
+        let signatures = try #require(build["signatures"] as? [[String: Any]])
+        #expect(signatures.count == 3)
+        let first = signatures[0]
+        #expect(first["kind"] as? String == "hang")
+        #expect(first["build"] as? Int == 131)
+        #expect(first["weight"] as? Double == 3.6)
+        #expect(first["count"] as? Int == 3)
+        #expect(first["max"] as? Double == 1.5)
+        #expect(first["signature"] as? String == TopFixtures.parseSignature)
+        let rowKeys = try #require(first["row_keys"] as? [String])
+        #expect(rowKeys.count == 3)
+        #expect(Set(rowKeys).count == 3)
+        #expect(rowKeys.contains(try #require(first["heaviest_row_key"] as? String)))
+        // The heaviest (1.5 s) stack stopped in parse at line 32; the others at 25 and 27.
+        let frames = try #require(first["frames"] as? [[String: Any]])
+        #expect(frames.map { $0["name"] as? String } == [
+            "YuiLines.parse", "ChatStore.apply", "closure in ThreadView.body", "ThreadView.body", "ThreadView.refresh",
+        ])
+        #expect(frames.map { $0["line"] as? Int } == [32, 29, 14, 17, 23])
+        #expect(frames.map { ($0["file"] as? String)?.split(separator: "/").last.map(String.init) } == [
+            "YuiLines.swift", "ChatStore.swift", "ThreadView.swift", "ThreadView.swift", "ThreadView.swift",
+        ])
+        #expect(frames.map { $0["inlined"] as? Bool } == [false, false, true, false, false])
+        let crash = signatures[1]
+        #expect(crash["kind"] as? String == "crash")
+        #expect(crash["weight"] as? Double == 2)
+        #expect(crash["count"] as? Int == 2)
+    }
+
+    @Test func foldedStacksAreWholeRootFirstAndWeightedInMilliseconds() throws {
+        let result = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms, "--folded", "--build", "130"] + (try TopFixtures.all()))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let parse = "build 130;hang;dyld+0x1d54;main;ThreadView.refresh;ThreadView.body;closure in ThreadView.body;ChatStore.apply;YuiLines.parse"
+        let tail = "dyld+0x1d54;main;ThreadView.refresh;ChatStore.reload;YuiKitMeasure"
+        #expect(
+            result.stdout == """
+                build 130;crash;\(tail);Ledger.close;yui.abortWith 1000
+                build 130;hang;\(tail);Ledger.reserveAll;Ledger.reserve;yui.area 2500
+                \(parse) 400
+                \(parse);libsystem_kernel.dylib+0xa1c4 600
+
+                """)
+    }
+}
+
+@Suite struct TopDuplicates {
+    @Test func aDumpGivenTwiceCountsOnce() throws {
+        let once = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms] + (try TopFixtures.all()))
+        let twice = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms] + (try TopFixtures.all()) + (try TopFixtures.all()))
+        #expect(twice.status == 0)
+        #expect(twice.stdout == once.stdout)
+        #expect(twice.stderr.contains("note: 13 hang or crash rows read more than once"))
+    }
+}

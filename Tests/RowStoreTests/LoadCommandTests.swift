@@ -1,0 +1,270 @@
+import Foundation
+import PayloadDecode
+import PayloadTool
+import RowStore
+import Testing
+
+/// A command's exit status and what it wrote.
+struct CommandOutcome {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+func runTool(_ arguments: [String]) -> CommandOutcome {
+    var stdout = ""
+    var stderr = ""
+    let status = PayloadTool.run(
+        arguments: arguments, stdin: FileHandle.nullDevice, stdout: &stdout, stderr: &stderr)
+    return CommandOutcome(status: status, stdout: stdout, stderr: stderr)
+}
+
+/// A temp directory removed when the value goes away.
+final class ScratchDirectory {
+    let url: URL
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("yui-perf-load-" + UUID().uuidString)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    func file(_ name: String, _ contents: String) throws -> String {
+        let path = url.appendingPathComponent(name).path
+        try contents.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+/// Rows as a row file (JSON Lines, one row object a line).
+func rowFile(_ rows: [Row]) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return try rows.map { String(decoding: try encoder.encode($0), as: UTF8.self) }.joined(separator: "\n") + "\n"
+}
+
+/// Every row of an input, as `RowSource` reads it.
+func readRows(_ path: String, user: String? = nil) -> (rows: [Row], diagnostics: [InputDiagnostic]) {
+    var rows: [Row] = []
+    var diagnostics: [InputDiagnostic] = []
+    RowSource.readRows(
+        path: path, options: ConversionOptions(userID: user), report: { diagnostics.append($0) },
+        emit: { rows.append($0) })
+    return (rows, diagnostics)
+}
+
+@Suite struct LoadCommandUsageTests {
+    @Test func helpFollowsTheLayoutAndGoesToStandardOutput() {
+        let outcome = runTool(["load", "--help"])
+        #expect(outcome.status == 0)
+        #expect(outcome.stderr.isEmpty)
+        for section in ["OVERVIEW:", "USAGE: payload-tool load --db <url>", "ARGUMENTS:", "OPTIONS:", "--batch-size"] {
+            #expect(outcome.stdout.contains(section))
+        }
+    }
+
+    @Test(arguments: [
+        (["load", "samples/x.json"], "Missing expected argument '--db <url>'."),
+        (["load", "--db", "postgresql:///x"], "Missing expected argument '<file> ...'."),
+        (["load", "--db", "postgresql:///x", "--user", "me", "a.json"], "The value 'me' is invalid for '--user <uuid>'"),
+        (["load", "--db", "postgresql:///x", "--batch-size", "0", "a.json"], "The value '0' is invalid for '--batch-size <n>'"),
+        (["load", "--db", "postgresql:///x", "--timezone", "Mars/Olympus", "a.json"], "The value 'Mars/Olympus' is invalid"),
+        (["load", "--db", "postgresql:///x", "--frobnicate", "a.json"], "Unknown option '--frobnicate'."),
+    ])
+    func aUsageErrorExits64AndSaysWhatIsWrong(arguments: [String], message: String) {
+        let outcome = runTool(arguments)
+        #expect(outcome.status == 64)
+        #expect(outcome.stdout.isEmpty)
+        #expect(outcome.stderr.hasPrefix("Error: \(message)"))
+        #expect(outcome.stderr.contains("See 'payload-tool load --help'"))
+    }
+
+    @Test func aServerThatCannotBeReachedExits1NamingTheURLWithoutItsPassword() {
+        let outcome = runTool(["load", "--db", "postgresql://loader:s3cret@127.0.0.1:1/postgres", "a.json"])
+        #expect(outcome.status == 1)
+        #expect(outcome.stdout.isEmpty)
+        #expect(outcome.stderr.hasPrefix("error: cannot connect to postgresql://loader:***@127.0.0.1:1/postgres: "))
+        #expect(!outcome.stderr.contains("s3cret"))
+    }
+}
+
+@Suite(.enabled(if: !TestServer.isSkipped, "YUI_PERF_SKIP_DB=1"))
+struct LoadCommandTests {
+    static let user = "3f0c8a52-9d4e-4b1a-8c6f-1e2d3c4b5a69"
+
+    /// The shipped samples, every dump in `samples/` (`.json` and `.jsonl`; the folder also holds their generator).
+    static func samples() throws -> [String] {
+        let folder = TestServer.repositoryRoot.appendingPathComponent("samples")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { $0.hasSuffix(".json") || $0.hasSuffix(".jsonl") }.sorted()
+        try #require(!names.isEmpty, "no samples in \(folder.path)")
+        return names.map { folder.appendingPathComponent($0).path }
+    }
+
+    @Test func everySampleLoadsOnceAndReadsBackAsItsRowsFile() throws {
+        let test = try TestDatabase()
+        let scratch = try ScratchDirectory()
+        let samples = try Self.samples()
+
+        // What `rows` makes of the samples is what the table must end up holding.
+        let converted = runTool(["rows", "--user", Self.user] + samples)
+        try #require(converted.status == 0, "rows failed: \(converted.stderr)")
+        let rowsFile = try scratch.file("rows.json", converted.stdout)
+        let expected = readRows(rowsFile)
+        try #require(expected.diagnostics.isEmpty, "the rows file does not read back: \(expected.diagnostics)")
+        try #require(!expected.rows.isEmpty)
+
+        // A dump may repeat a payload another one holds (sent at least once): the table keeps the first.
+        var seen: Set<String> = []
+        let unique = expected.rows.filter { seen.insert("\($0.user_id ?? "") \($0.row_key)").inserted }
+        let total = expected.rows.count
+
+        let first = runTool(["load", "--db", test.url, "--user", Self.user, "--create-users"] + samples)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stderr.isEmpty)
+        #expect(first.stdout.hasSuffix(
+            "total: \(total) rows: \(unique.count) inserted, \(total - unique.count) duplicate, 0 not stored\n"))
+
+        // The same dumps again, and the rows file made from them: nothing new.
+        let again = runTool(["load", "--db", test.url, "--user", Self.user] + samples + [rowsFile])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.hasSuffix("total: \(total * 2) rows: 0 inserted, \(total * 2) duplicate, 0 not stored\n"))
+
+        // Column by column, in the order loaded.
+        let stored = try test.database.rows()
+        #expect(stored.count == unique.count)
+        for (index, (read, written)) in zip(stored, unique).enumerated() {
+            #expect(read == written, "row \(index + 1) of the rows file (without repeats) differs in the table")
+        }
+        // What `top --db` reads is what `top` reads from the file.
+        #expect(try test.database.diagnosticRows(build: nil) == unique.filter { $0.kind == "diagnostic" })
+    }
+
+    @Test func aBatchTheTableRefusesRollsBackAloneAndTheOtherBatchesLoad() throws {
+        let test = try TestDatabase()
+        try test.database.createUsers([SampleRows.user])
+        let scratch = try ScratchDirectory()
+        var stranger = SampleRows.diagnostic("crash", key: "00000000-0000-4000-8000-000000000004", seconds: nil)
+        stranger.user_id = "99999999-9999-4999-8999-999999999999"  // not in yui_users
+        let rows = [
+            SampleRows.metric("fg_time", value: 1), SampleRows.metric("cpu_time", value: 2),
+            SampleRows.metric("mem_peak", value: 3), stranger,
+            SampleRows.diagnostic("hang"), SampleRows.diagnostic("hang", seconds: 0.5),
+        ]
+        let path = try scratch.file("rows.jsonl", try rowFile(rows))
+
+        let outcome = runTool(["load", "--db", test.url, "--batch-size", "2", path])
+        #expect(outcome.status == 1)
+        #expect(outcome.stdout == "\(path): 6 rows: 4 inserted, 0 duplicate, 2 not stored\n")
+        let refusal = """
+            error: \(path): batch 2 (rows 3-4): insert or update on table "yui_perf" violates foreign key \
+            constraint "yui_perf_user_fk" (row 4, row_key 00000000-0000-4000-8000-000000000004); \
+            user 99999999-9999-4999-8999-999999999999 is not in yui_users \
+            (on a test database, --create-users adds it)
+
+            """
+        #expect(outcome.stderr == refusal + "error: \(path): batch 2 (rows 3-4): rolled back, none of its 2 rows stored\n")
+        #expect(try test.database.rows() == [rows[0], rows[1], rows[4], rows[5]])
+    }
+
+    @Test func aRowBreakingACheckIsReportedAndTheRestLoad() throws {
+        let test = try TestDatabase()
+        try test.database.createUsers([SampleRows.user])
+        let scratch = try ScratchDirectory()
+        var forged = SampleRows.metric("hang_rate", buckets: Array(SampleRows.eighteenBuckets.dropLast()))
+        forged.row_key = "00000000-0000-4000-8000-000000000017"
+        let rows = [SampleRows.metric("fg_time", value: 1), forged, SampleRows.diagnostic("hang")]
+        let path = try scratch.file("rows.jsonl", try rowFile(rows))
+
+        let outcome = runTool(["load", "--db", test.url, path])
+        #expect(outcome.status == 1)
+        // The reader or the table refuses it, whichever comes first; either way it names the rule and the row.
+        #expect(outcome.stderr.contains("error: \(path): "))
+        #expect(outcome.stderr.contains("18") || outcome.stderr.contains("yui_perf_buckets_18"))
+        let stored = try test.database.rows()
+        #expect(!stored.contains(forged))
+        #expect(stored.contains(rows[0]) && stored.contains(rows[2]))
+    }
+
+    @Test func aRowWithoutAUserIsNotStoredAndTheOthersAre() throws {
+        let test = try TestDatabase()
+        let scratch = try ScratchDirectory()
+        var anonymous = SampleRows.metric("cpu_time", key: "00000000-0000-4000-8000-0000000000aa", value: 9, user: nil)
+        anonymous.user_id = nil
+        let rows = [SampleRows.metric("fg_time", value: 1), anonymous]
+        let path = try scratch.file("rows.jsonl", try rowFile(rows))
+
+        let outcome = runTool(["load", "--db", test.url, "--create-users", path])
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr == """
+            error: \(path): row 2: no user_id (convert payload dumps with --user UUID) \
+            (row_key 00000000-0000-4000-8000-0000000000aa)
+
+            """)
+        #expect(outcome.stdout == "\(path): 2 rows: 1 inserted, 0 duplicate, 1 not stored\n")
+        #expect(try test.database.rows() == [rows[0]])
+    }
+}
+
+/// The built `payload-tool`, next to the test bundle in the build folder.
+func payloadToolBinary() throws -> URL {
+    let candidates = [
+        Bundle.main.executableURL?.deletingLastPathComponent().appendingPathComponent("payload-tool"),
+        TestServer.repositoryRoot.appendingPathComponent(".build/debug/payload-tool"),
+    ].compactMap { $0 }
+    return try #require(
+        candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) },
+        "payload-tool is not built (looked at \(candidates.map(\.path))); run swift build --build-tests")
+}
+
+/// Runs the real executable with `environment` added to this process's.
+func runBinary(_ arguments: [String], environment: [String: String] = [:]) throws -> CommandOutcome {
+    // Output goes to files, not pipes, so a chatty run can never fill a pipe and stall.
+    let scratch = try ScratchDirectory()
+    let outputPath = try scratch.file("stdout", "")
+    let errorPath = try scratch.file("stderr", "")
+    let process = Process()
+    process.executableURL = try payloadToolBinary()
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+    try process.run()
+    process.waitUntilExit()
+    return CommandOutcome(
+        status: process.terminationStatus, stdout: try String(contentsOfFile: outputPath, encoding: .utf8),
+        stderr: try String(contentsOfFile: errorPath, encoding: .utf8))
+}
+
+@Suite(.enabled(if: !TestServer.isSkipped, "YUI_PERF_SKIP_DB=1"))
+struct LoadBinaryTests {
+    @Test func theExecutableLoadsWithThePasswordFromPGPASSWORDAndNeverPrintsIt() throws {
+        let test = try TestDatabase()
+        try test.database.createUsers([SampleRows.user])
+        let (role, password) = try test.passwordRole()
+        let scratch = try ScratchDirectory()
+        var forged = SampleRows.diagnostic("hang", key: "00000000-0000-4000-8000-0000000000ff")
+        forged.user_id = "99999999-9999-4999-8999-999999999999"
+        let rows = [SampleRows.metric("fg_time", value: 3600), SampleRows.diagnostic("hang")]
+        let path = try scratch.file("rows.jsonl", try rowFile(rows))
+        let forgedPath = try scratch.file("forged.jsonl", try rowFile([forged]))
+
+        let loaded = try runBinary(
+            ["load", "--db", try test.url(role: role, password: nil), path], environment: ["PGPASSWORD": password])
+        #expect(loaded.status == 0, "\(loaded.stderr)")
+        #expect(loaded.stdout == "\(path): 2 rows: 2 inserted, 0 duplicate, 0 not stored\n")
+        #expect(try test.database.rows() == rows)
+
+        // A password in the URL, and a run with something to complain about: the password shows nowhere.
+        let urlWithPassword = try test.url(role: role, password: password)
+        let refused = try runBinary(["load", "--db", urlWithPassword, path, forgedPath])
+        #expect(refused.status == 1)
+        #expect(refused.stdout.hasSuffix("total: 3 rows: 0 inserted, 2 duplicate, 1 not stored\n"))
+        #expect(refused.stderr.contains("yui_perf_user_fk"))
+        let badPassword = try runBinary(["load", "--db", try test.url(role: role, password: "x" + password), path])
+        #expect(badPassword.status == 1)
+        #expect(badPassword.stderr.contains("\(role):***@"))
+        for outcome in [loaded, refused, badPassword] {
+            #expect(!outcome.stdout.contains(password) && !outcome.stderr.contains(password))
+        }
+    }
+}
