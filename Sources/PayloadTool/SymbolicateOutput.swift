@@ -6,6 +6,28 @@ import StackSymbolize
 enum SymbolicateOutput {
     static func hex(_ value: UInt64) -> String { "0x" + String(value, radix: 16) }
 
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// `0x%016llx` without Foundation's formatter (it showed in batch profiles).
+    static func paddedHex(_ value: UInt64) -> String {
+        var bytes = [UInt8](repeating: UInt8(ascii: "0"), count: 18)
+        bytes[1] = UInt8(ascii: "x")
+        var rest = value
+        var position = 17
+        while rest != 0, position >= 2 {
+            bytes[position] = hexDigits[Int(rest & 0xf)]
+            rest >>= 4
+            position -= 1
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The last path component, without NSString's path normalisation.
+    static func baseName(_ path: String) -> Substring {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path[...] }
+        return path[path.utf8.index(after: slash)...]
+    }
+
     private static func padded(_ text: String, _ width: Int) -> String {
         text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
     }
@@ -13,7 +35,7 @@ enum SymbolicateOutput {
     /// `0   YuiApp    0x0000000100004f20 YuiLines.parse + 32 (YuiLines.swift:42)`, one line per
     /// source frame (inlined ones marked), or `image + offset` with the reason when unsymbolicated.
     static func textLines(index: Int, image: String, address: UInt64, frame: SymbolicatedFrame) -> String {
-        let prefix = padded(String(index), 4) + padded(image, 24) + String(format: "0x%016llx ", address)
+        let prefix = padded(String(index), 4) + padded(image, 24) + paddedHex(address) + " "
         if frame.frames.isEmpty {
             let reason: String
             switch frame.status {
@@ -29,8 +51,7 @@ enum SymbolicateOutput {
                 text += " + \(lookup - start)"
             }
             if let file = source.file {
-                let name = (file as NSString).lastPathComponent
-                text += " (\(name):\(source.line ?? 0))"
+                text += " (\(baseName(file)):\(source.line ?? 0))"
             }
             if source.isInlined { text += " [inlined]" }
             if frame.status == .symbolTable { text += " [symbol table]" }
