@@ -71,6 +71,7 @@ enum SymbolicateObject {
         let answers: [SymbolicatedFrame]
         do {
             symbolizer = try BuildSymbolizer(debugFiles: [object], indexFolder: indexFolder)
+            symbolizer.progress = SymbolicateOutput.progressLine()
             for problem in symbolizer.problems { stderr.write("warning: \(problem)\n") }
             answers = try symbolizer.lookup(addresses: addresses, uuid: uuid, offsets: offsets)
         } catch {

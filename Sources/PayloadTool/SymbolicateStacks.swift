@@ -56,6 +56,7 @@ enum SymbolicateStacks {
             var made: BuildSymbolizer?
             do {
                 made = try BuildSymbolizer(buildFolder: folder, indexFolder: indexFolder)
+                made?.progress = SymbolicateOutput.progressLine()
                 for problem in made!.problems { stderr.write("warning: \(problem)\n") }
             } catch {
                 stderr.write("warning: no debug files for build \(buildName): \(error)\n")

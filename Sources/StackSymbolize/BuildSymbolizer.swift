@@ -126,6 +126,8 @@ public final class BuildSymbolizer {
     /// Folder of on-disk symbol indexes; `nil` looks up in the debug files directly.
     private let indexFolder: String?
     private var indexes: [Int: SymbolIndex] = [:]
+    /// Told when slow work starts (building a symbol index), e.g. to print a progress line.
+    public var progress: ((String) -> Void)?
     /// Per indexed file: frames already converted (names demangled), by place.
     private var convertedLocations: [Int: [[SourceFrame]?]] = [:]
     private var convertedOthers: [Int: [SymbolIndex.Place: [SourceFrame]]] = [:]
@@ -319,7 +321,8 @@ public final class BuildSymbolizer {
         do {
             let info = debugFiles[index]
             let symbolIndex = try SymbolIndexCache.open(folder: indexFolder, for: info) { () throws(SymbolizeError) in
-                try DebugFileCatalog.open(info)
+                progress?("building the symbol index of \(info.path) (\(info.arch))")
+                return try DebugFileCatalog.open(info)
             }
             indexes[index] = symbolIndex
             return symbolIndex
