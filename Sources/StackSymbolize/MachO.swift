@@ -255,14 +255,16 @@ enum MachOReader {
         }
     }
 
-    /// Function symbols of the slice's `LC_SYMTAB` (`N_SECT` entries in `__TEXT`), sorted, with one
-    /// leading `_` removed as Mach-O adds it; sizes run to the next symbol.
+    /// Function symbols of the slice's `LC_SYMTAB` (`N_SECT` entries in `__TEXT`), sorted, names
+    /// pointing past the leading `_` Mach-O adds; sizes run to the next symbol or the section end.
+    /// A string table that does not end in NUL is refused, so every name read stops inside it.
     static func functionSymbols(of slice: MachOSlice, view: ByteView) -> [SymbolEntry] {
         guard let table = slice.symbolTable else { return [] }
         let entrySize = slice.is64Bit ? 16 : 12
         let base = slice.sliceOffset
         guard (try? view.check(base + table.offset, table.count * entrySize, "the symbol table")) != nil,
-            (try? view.check(base + table.stringsOffset, table.stringsSize, "the string table")) != nil
+            (try? view.check(base + table.stringsOffset, table.stringsSize, "the string table")) != nil,
+            table.stringsSize > 0, view.bytes[base + table.stringsOffset + table.stringsSize - 1] == 0
         else { return [] }
         var result: [SymbolEntry] = []
         for index in 0..<table.count {
@@ -277,13 +279,9 @@ enum MachOReader {
             // `__mh_execute_header` claims __text but sits at the header: keep symbols inside their section.
             let owner = slice.sections[section - 1]
             guard value >= owner.address, value - owner.address < owner.size else { continue }
-            let start = base + table.stringsOffset + Int(nameOffset)
-            var end = start
-            let limit = base + table.stringsOffset + table.stringsSize
-            while end < limit, view.bytes[end] != 0 { end += 1 }
-            var name = String(decoding: UnsafeRawBufferPointer(rebasing: view.bytes[start..<end]), as: UTF8.self)
-            if name.hasPrefix("_") { name.removeFirst() }
-            result.append(SymbolEntry(address: value, size: owner.address + owner.size - value, name: name))
+            var start = base + table.stringsOffset + Int(nameOffset)
+            if view.bytes[start] == UInt8(ascii: "_") { start += 1 }  // Mach-O's extra leading underscore
+            result.append(SymbolEntry(address: value, size: owner.address + owner.size - value, nameOffset: start))
         }
         result.sort { $0.address < $1.address }
         for index in result.indices.dropLast() {

@@ -104,7 +104,7 @@ enum SymbolIndexBuilder {
                     let symbol = image.symbol(containing: point)
                     current = part.location(
                         Location(
-                            name: part.string(symbol?.name), file: part.string(place.file), line: UInt32(clamping: place.line),
+                            name: part.string(symbol.map { image.name(of: $0) }), file: part.string(place.file), line: UInt32(clamping: place.line),
                             parent: none, inlined: false, isLinkage: symbol != nil, start: symbol?.address ?? 0))
                 }
                 if current != lastLocation {
@@ -140,7 +140,8 @@ enum SymbolIndexBuilder {
         } else {
             parts = [part(image, units: 0..<count)]
         }
-        try write(merge(parts), symbols: image.functionSymbols, textBase: image.textBase, to: path)
+        let symbols = image.functionSymbols
+        try write(merge(parts), symbols: symbols, symbolNames: symbols.map { image.name(of: $0) }, textBase: image.textBase, to: path)
     }
 
     /// One table from several parts: strings and locations renumbered, entries sorted by address.
@@ -179,15 +180,17 @@ enum SymbolIndexBuilder {
         return merged
     }
 
-    private static func write(_ part: Part, symbols: [SymbolEntry], textBase: UInt64, to path: String) throws(SymbolizeError) {
+    private static func write(
+        _ part: Part, symbols: [SymbolEntry], symbolNames: [String], textBase: UInt64, to path: String
+    ) throws(SymbolizeError) {
         var data = Data()
         func append<T: FixedWidthInteger>(_ value: T) {
             withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
         }
         func pad() { while data.count % 8 != 0 { data.append(0) } }
-        var symbolNames = part
-        let symbolNameIndexes = symbols.map { symbolNames.string($0.name) }
-        let strings = symbolNames.strings
+        var withSymbols = part
+        let symbolNameIndexes = symbolNames.map { withSymbols.string($0) }
+        let strings = withSymbols.strings
         var blob = Data()
         var offsets: [UInt32] = []
         for string in strings {
