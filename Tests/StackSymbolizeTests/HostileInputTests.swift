@@ -22,11 +22,11 @@ import Testing
     }
 
     /// Opens `path` and looks up a few addresses; returns the error text, if any.
-    func exercise(_ path: String) -> String? {
+    func exercise(_ path: String, addresses: [UInt64] = [0x1_0000_4000, 0x1_0000_40ac, 0]) -> String? {
         do {
             let symbolizer = try BuildSymbolizer(debugFiles: [path])
             for file in symbolizer.debugFiles {
-                _ = try? symbolizer.lookup(addresses: [0x1_0000_4000, 0x1_0000_40ac, 0], uuid: file.uuids[0])
+                _ = try? symbolizer.lookup(addresses: addresses, uuid: file.uuids[0])
             }
             return symbolizer.problems.first?.description
         } catch {
@@ -46,6 +46,7 @@ import Testing
     }
 
     @Test func truncatedFilesAreErrorsNamingTheFile() {
+        defer { try? FileManager.default.removeItem(at: folder) }
         for length in [0, 3, 8, 31, 100, 700, original.count / 3, original.count / 2, original.count - 1] {
             let path = write(Array(original.prefix(length)), "cut-\(length)")
             let problem = exercise(path)
@@ -56,6 +57,7 @@ import Testing
     }
 
     @Test func loadCommandsPastTheEndAreRefused() {
+        defer { try? FileManager.default.removeItem(at: folder) }
         var bytes = original
         put32(&bytes, 20, 0x7fff_ffff)  // sizeofcmds
         let path = write(bytes, "sizeofcmds")
@@ -66,6 +68,7 @@ import Testing
     }
 
     @Test func sectionOffsetsPastTheEndAreRefused() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
         // Find __debug_info's section header and point it far past the end.
         let name = Array("__debug_info".utf8)
         let header = try #require((0..<(original.count - 16)).first { original[$0..<($0 + name.count)].elementsEqual(name) && original[$0 + name.count] == 0 })
@@ -75,6 +78,7 @@ import Testing
     }
 
     @Test func overlappingFatSlicesAreRefused() {
+        defer { try? FileManager.default.removeItem(at: folder) }
         var fat = [UInt8](repeating: 0, count: 4096)
         put32(&fat, 0, 0xcafe_babe, bigEndian: true)
         put32(&fat, 4, 2, bigEndian: true)
@@ -89,6 +93,7 @@ import Testing
     }
 
     @Test func corruptDWARFDoesNotStopTheRun() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
         let name = Array("__debug_info".utf8)
         let header = try #require((0..<(original.count - 16)).first { original[$0..<($0 + name.count)].elementsEqual(name) && original[$0 + name.count] == 0 })
         let offset = Int(u32(original, header + 48))
@@ -103,7 +108,30 @@ import Testing
         }
     }
 
+    @Test func truncatedAndCorruptELFFilesNeverCrash() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let elf = Array(try Data(contentsOf: URL(fileURLWithPath: try Fixtures.path("other/yui-linux"))))
+        let addresses = try String(contentsOfFile: try Fixtures.path("expected/yui-linux.addresses"), encoding: .utf8)
+            .split(separator: "\n").compactMap { UInt64($0.dropFirst(2), radix: 16) }
+        try #require(addresses.count > 10)
+        for length in [4, 16, 63, 64, 200, elf.count / 4, elf.count / 2, elf.count - 1] {
+            let path = write(Array(elf.prefix(length)), "elf-cut-\(length)")
+            _ = exercise(path, addresses: addresses)
+        }
+        var generator = SplitMix64(seed: 5)
+        for round in 0..<20 {
+            var bytes = elf
+            for _ in 0..<60 {
+                let at = 64 + Int(generator.next() % UInt64(elf.count - 64))
+                bytes[at] = UInt8(truncatingIfNeeded: generator.next())
+            }
+            _ = exercise(write(bytes, "elf-flip-\(round)"), addresses: addresses)
+        }
+        #expect(exercise(write(Array(elf.prefix(16)), "elf-16"))?.contains("elf-16") == true)
+    }
+
     @Test func notADebugFileIsSaidSo() {
+        defer { try? FileManager.default.removeItem(at: folder) }
         let path = write(Array("just some text\n".utf8), "text")
         #expect(exercise(path) == "\(path): neither a Mach-O nor an ELF file")
     }

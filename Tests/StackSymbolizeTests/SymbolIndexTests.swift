@@ -33,6 +33,7 @@ import Testing
     }
 
     @Test func indexAnswersAsTheDebugFileDoes() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
         let direct = try BuildSymbolizer(debugFiles: [debugFile]).symbolicate(stack)
         let building = try BuildSymbolizer(debugFiles: [debugFile], indexFolder: indexFolder).symbolicate(stack)
         let reading = try BuildSymbolizer(debugFiles: [debugFile], indexFolder: indexFolder).symbolicate(stack)
@@ -44,6 +45,7 @@ import Testing
     }
 
     @Test func changedDebugFileGetsANewIndex() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
         _ = try BuildSymbolizer(debugFiles: [debugFile], indexFolder: indexFolder).symbolicate(stack)
         let later = Date(timeIntervalSinceNow: 60)
         try FileManager.default.setAttributes([.modificationDate: later], ofItemAtPath: debugFile)
@@ -53,6 +55,7 @@ import Testing
     }
 
     @Test func corruptIndexIsRebuilt() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
         _ = try BuildSymbolizer(debugFiles: [debugFile], indexFolder: indexFolder).symbolicate(stack)
         let path = (indexFolder as NSString).appendingPathComponent(try #require(try indexFiles().first))
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
