@@ -257,6 +257,12 @@ final class SymbolIndex {
     private let stringOffsetsOffset: Int
     private let blobOffset: Int
     private var answers: [RawLookup?]
+    /// Every 256th range start, so a search touches a small hot table and then one 2 KB block of
+    /// the mapped starts instead of ~20 scattered pages.
+    private let sampledStarts: [UInt64]
+    private static let blockSize = 256
+    /// The mapping's base, kept apart from `file` so hot reads do not retain the owner each time.
+    private let base: UnsafeRawPointer
 
     init(path: String) throws(SymbolizeError) {
         self.path = path
@@ -287,14 +293,20 @@ final class SymbolIndex {
             throw SymbolizeError(path: path, "symbol index is truncated or corrupt")
         }
         answers = Array(repeating: nil, count: locationCount)
+        let base = file.bytes.baseAddress!
+        self.base = base
+        let startsOffset = self.startsOffset
+        sampledStarts = stride(from: 0, to: entryCount, by: Self.blockSize).map {
+            UInt64(littleEndian: base.loadUnaligned(fromByteOffset: startsOffset + $0 * 8, as: UInt64.self))
+        }
     }
 
     @inline(__always) private func u64(_ at: Int) -> UInt64 {
-        UInt64(littleEndian: file.bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+        UInt64(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt64.self))
     }
 
     @inline(__always) private func u32(_ at: Int) -> UInt32 {
-        UInt32(littleEndian: file.bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self))
+        UInt32(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt32.self))
     }
 
     private func string(_ index: UInt32) -> String? {
@@ -323,10 +335,32 @@ final class SymbolIndex {
         }
     }
 
-    /// Binary search only; `lookup` or a caller's own cache turns the place into frames.
+    /// Stacks repeat the same hot addresses: a direct-mapped cache of recent answers saves the
+    /// search and its cache misses in the mapped file.
+    private var recentAddresses = [UInt64](repeating: .max, count: 1 << 16)
+    private var recentPlaces = [Place](repeating: .nothing, count: 1 << 16)
+
+    /// Where `address` lands; `lookup` or a caller's own cache turns the place into frames.
     func place(of address: UInt64) -> Place {
-        var low = 0
-        var high = entryCount
+        let slot = Int(truncatingIfNeeded: (address &* 0x9E37_79B9_7F4A_7C15) >> 48)
+        if recentAddresses[slot] == address { return recentPlaces[slot] }
+        let found = searchPlace(address)
+        recentAddresses[slot] = address
+        recentPlaces[slot] = found
+        return found
+    }
+
+    private func searchPlace(_ address: UInt64) -> Place {
+        let samples = sampledStarts
+        var blockLow = 0
+        var blockHigh = samples.count
+        while blockLow < blockHigh {
+            let middle = (blockLow + blockHigh) >> 1
+            if samples[middle] <= address { blockLow = middle + 1 } else { blockHigh = middle }
+        }
+        // Entries at or before `address` all lie before block `blockLow`.
+        var low = blockLow == 0 ? 0 : (blockLow - 1) * Self.blockSize
+        var high = min(entryCount, blockLow * Self.blockSize)
         while low < high {
             let middle = (low + high) >> 1
             if u64(startsOffset + middle * 8) <= address { low = middle + 1 } else { high = middle }
