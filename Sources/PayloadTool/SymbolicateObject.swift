@@ -3,16 +3,6 @@ import StackSymbolize
 
 /// `symbolicate --object PATH`: addresses in one debug file, looked up as given.
 enum SymbolicateObject {
-    struct JSONAnswer: Codable {
-        var address: String
-        var debug_file: String?
-        var frames: [SymbolicateOutput.JSONSource]
-        var function_start: String?
-        var input: String
-        var lookup_address: String?
-        var status: String
-    }
-
     static func run(
         object: String, uuid: String?, offsets: Bool, indexFolder: String?, addressArguments: [String], stdin: FileHandle,
         format: SymbolicateCommand.Format, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
@@ -82,18 +72,35 @@ enum SymbolicateObject {
         let image = answers.first?.debugFile.map { ($0 as NSString).lastPathComponent } ?? (object as NSString).lastPathComponent
         switch format {
         case .json:
-            var out: [JSONAnswer] = []
-            out.reserveCapacity(answers.count)
+            // Written answer by answer: a million-address batch must not hold its whole JSON at once.
+            stdout.write("[")
             for (index, answer) in answers.enumerated() {
-                out.append(
-                    JSONAnswer(
-                        address: SymbolicateOutput.hex(addresses[index]), debug_file: answer.debugFile,
-                        frames: valid[index] ? answer.frames.map(SymbolicateOutput.JSONSource.init) : [],
-                        function_start: answer.functionStart.map(SymbolicateOutput.hex), input: text(index),
-                        lookup_address: answer.lookupAddress.map(SymbolicateOutput.hex),
-                        status: valid[index] ? answer.status.rawValue : "invalid_input"))
+                var object = index == 0 ? "{" : ",{"
+                if valid[index] {
+                    SymbolicateOutput.jsonField("address", SymbolicateOutput.hex(addresses[index]), first: true, into: &object)
+                    SymbolicateOutput.jsonField("debug_file", answer.debugFile, into: &object)
+                    object += ","
+                }
+                object += "\"frames\":["
+                if valid[index] {
+                    for (position, source) in answer.frames.enumerated() {
+                        if position > 0 { object += "," }
+                        SymbolicateOutput.jsonSource(source, into: &object)
+                    }
+                }
+                object += "]"
+                if valid[index] {
+                    SymbolicateOutput.jsonField("function_start", answer.functionStart.map(SymbolicateOutput.hex), into: &object)
+                }
+                SymbolicateOutput.jsonField("input", text(index), into: &object)
+                if valid[index] {
+                    SymbolicateOutput.jsonField("lookup_address", answer.lookupAddress.map(SymbolicateOutput.hex), into: &object)
+                }
+                SymbolicateOutput.jsonField("status", valid[index] ? answer.status.rawValue : "invalid_input", into: &object)
+                object += "}"
+                stdout.write(object)
             }
-            stdout.write(SymbolicateOutput.encode(out))
+            stdout.write("]\n")
         case .folded:
             for (index, answer) in answers.enumerated() where valid[index] {
                 stdout.write(SymbolicateOutput.foldedNames(image: image, frame: answer).joined(separator: ";") + " 1\n")

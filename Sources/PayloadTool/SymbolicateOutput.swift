@@ -91,6 +91,72 @@ enum SymbolicateOutput {
         }
     }
 
+    /// Appends `"key":value` (with a leading comma unless `first`); a `nil` value is left out, as
+    /// JSONEncoder leaves out nil optionals.
+    static func jsonField(_ key: String, _ value: String?, first: Bool = false, into out: inout String) {
+        guard let value else { return }
+        out += first ? "\"" : ",\""
+        out += key
+        out += "\":"
+        jsonString(value, into: &out)
+    }
+
+    /// A JSON string literal, escaped as JSONEncoder escapes (slashes left alone).
+    static func jsonString(_ value: String, into out: inout String) {
+        out += "\""
+        var plain = true
+        for byte in value.utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            plain = false
+            break
+        }
+        if plain {
+            out += value
+        } else {
+            for scalar in value.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                case "\u{08}": out += "\\b"
+                case "\u{0C}": out += "\\f"
+                default:
+                    if scalar.value < 0x20 {
+                        let hex = String(scalar.value, radix: 16)
+                        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                    } else {
+                        out.unicodeScalars.append(scalar)
+                    }
+                }
+            }
+        }
+        out += "\""
+    }
+
+    /// One source frame as `JSONSource` encodes it (sorted keys).
+    static func jsonSource(_ source: SourceFrame, into out: inout String) {
+        out += "{"
+        var first = true
+        if let file = source.file {
+            jsonField("file", file, first: true, into: &out)
+            first = false
+        }
+        jsonField("function", source.function, first: first, into: &out)
+        out += source.isInlined ? ",\"inlined\":true" : ",\"inlined\":false"
+        if let line = source.line { out += ",\"line\":\(line)" }
+        jsonField("linkage_name", source.linkageName, into: &out)
+        jsonField("simplified_name", source.simplifiedName, into: &out)
+        out += "}"
+    }
+
+    static func encodeCompact<T: Encodable>(_ value: T) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return "null" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
     static func encode<T: Encodable>(_ value: T) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

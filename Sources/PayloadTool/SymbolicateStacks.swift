@@ -38,7 +38,6 @@ enum SymbolicateStacks {
         var failed = false
         var symbolizers: [String: BuildSymbolizer?] = [:]
         var reportedMissing: Set<String> = []
-        var jsonStacks: [JSONStack] = []
         var folded: [String: Int] = [:]
         var foldedOrder: [String] = []
         var stackCount = 0
@@ -101,7 +100,9 @@ enum SymbolicateStacks {
                         stdout.write(SymbolicateOutput.textLines(index: index, image: image, address: address, frame: answer))
                     }
                 case .json:
-                    jsonStacks.append(
+                    // One stack at a time: the output never holds every stack of a large input.
+                    stdout.write(stackCount == 0 ? "[" : ",")
+                    stdout.write(SymbolicateOutput.encodeCompact(
                         JSONStack(
                             app_build: row.app_build, build_folder: folder,
                             frames: answers.enumerated().map { index, answer in
@@ -110,7 +111,7 @@ enum SymbolicateStacks {
                                     lookup_address: answer.lookupAddress.map(SymbolicateOutput.hex), offset: answer.request.offset,
                                     status: answer.status.rawValue, symbols: answer.frames.map(SymbolicateOutput.JSONSource.init),
                                     uuid: answer.request.uuid)
-                            }, kind: row.kind, name: row.name, row_key: row.row_key))
+                            }, kind: row.kind, name: row.name, row_key: row.row_key)))
                 case .folded:
                     let line = answers.reversed().flatMap { answer in
                         SymbolicateOutput.foldedNames(image: answer.request.image ?? "???", frame: answer)
@@ -122,7 +123,7 @@ enum SymbolicateStacks {
             }
         }
         switch format {
-        case .json: stdout.write(SymbolicateOutput.encode(jsonStacks))
+        case .json: stdout.write(stackCount == 0 ? "[]\n" : "]\n")
         case .folded: for line in foldedOrder { stdout.write("\(line) \(folded[line]!)\n") }
         case .text: break
         }
