@@ -4,85 +4,147 @@ import Foundation
 /// sorted by their UTF-8 bytes, strings with escapes decoded and re-escaped minimally, numbers in
 /// one spelling (`1.0`, `1` and `1e0` agree). So re-indenting a dump or reordering its keys, which
 /// `NSJSONSerialization` does freely, never changes a row's key.
-struct CanonicalForm {
-    private(set) var bytes: [UInt8] = []
+final class CanonicalForm {
+    /// Staging for the hash, written through a raw pointer (no uniqueness check per byte) and
+    /// hashed and emptied whenever it fills, so a large payload never needs its whole canonical
+    /// text in memory.
+    private let capacity = 1 << 16
+    private let staging: UnsafeMutablePointer<UInt8>
+    // Touched once per byte written: the dynamic exclusivity check on class properties cost more
+    // than the hashing. Safe because one converter, on one thread, owns this object and no access
+    // to these properties overlaps another (the static checks still apply).
+    @exclusivity(unchecked) private var count = 0
+    @exclusivity(unchecked) private var hasher = SHA1()
+    /// Member (key, value) indices of the objects being written, innermost last; sorted in place.
+    @exclusivity(unchecked) private var members: [(key: Int, value: Int)] = []
 
-    /// Replaces the content with the canonical text of the value at `index` and returns its SHA-1.
-    /// Recursion is bounded by the parser's nesting limit.
-    mutating func digest(of document: JSONDocument, at index: Int) -> [UInt8] {
-        bytes.removeAll(keepingCapacity: true)
-        append(document, index)
-        return bytes.withUnsafeBytes { SHA1.digest($0) }
+    init() { staging = .allocate(capacity: capacity) }
+    deinit { staging.deallocate() }
+
+    /// The SHA-1 of the canonical text of the value at `index`. Recursion is bounded by the
+    /// parser's nesting limit.
+    func digest(of document: JSONDocument, at index: Int) -> [UInt8] {
+        count = 0
+        members.removeAll(keepingCapacity: true)
+        hasher = SHA1()
+        append(document, document.nodes, index)
+        flush()
+        return hasher.finish()
     }
 
-    private mutating func append(_ document: JSONDocument, _ index: Int) {
-        let node = document.nodes[index]
+    private func flush() {
+        hasher.update(UnsafeRawBufferPointer(start: staging, count: count))
+        count = 0
+    }
+
+    @inline(__always) private func byte(_ value: UInt8) {
+        if count == capacity { flush() }
+        staging[count] = value
+        count += 1
+    }
+
+    private func bytes(_ source: UnsafeBufferPointer<UInt8>) {
+        if source.count > capacity - count {
+            flush()
+            if source.count > capacity {
+                hasher.update(UnsafeRawBufferPointer(source))
+                return
+            }
+        }
+        if source.count <= 16 {
+            // Most keys and numbers are short: a loop beats a memmove call.
+            for k in 0..<source.count { staging[count + k] = source[k] }
+        } else if let base = source.baseAddress {
+            (staging + count).update(from: base, count: source.count)
+        }
+        count += source.count
+    }
+
+    private func bytes(_ source: [UInt8]) { source.withUnsafeBufferPointer { bytes($0) } }
+
+    private func append(_ document: JSONDocument, _ nodes: UnsafeBufferPointer<JSONNode>, _ index: Int) {
+        let node = nodes[index]
         switch node.kind {
-        case .null: bytes.append(contentsOf: [0x6e, 0x75, 0x6c, 0x6c])
-        case .bool: bytes.append(contentsOf: node.flag ? Array("true".utf8) : Array("false".utf8))
-        case .number: appendNumber(document.rawBytes(index))
-        case .string: appendString(document, index)
+        case .null: bytes([0x6e, 0x75, 0x6c, 0x6c])
+        case .bool: bytes(node.flag ? [0x74, 0x72, 0x75, 0x65] : [0x66, 0x61, 0x6c, 0x73, 0x65])
+        case .number: appendNumber(UnsafeBufferPointer(start: document.base + Int(node.start), count: Int(node.length)))
+        case .string: appendString(document, nodes, index)
         case .array:
-            bytes.append(UInt8(ascii: "["))
-            var first = true
-            for element in document.elements(index) {
-                if !first { bytes.append(UInt8(ascii: ",")) }
-                first = false
-                append(document, element)
+            byte(UInt8(ascii: "["))
+            var element = index + 1
+            let end = Int(node.next)
+            while element < end {
+                if element != index + 1 { byte(UInt8(ascii: ",")) }
+                append(document, nodes, element)
+                element = Int(nodes[element].next)
             }
-            bytes.append(UInt8(ascii: "]"))
+            byte(UInt8(ascii: "]"))
         case .object:
-            var members: [(key: Int, value: Int)] = []
-            document.forEachMember(index) { members.append(($0, $1)) }
-            // Keys are compared as decoded bytes; most are unescaped, so compare raw when both are.
-            let sorted = members.sorted { lhs, rhs in
-                if !document.nodes[lhs.key].flag && !document.nodes[rhs.key].flag {
-                    let a = document.rawBytes(lhs.key)
-                    let b = document.rawBytes(rhs.key)
-                    let common = Swift.min(a.count, b.count)
-                    let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
-                    return order != 0 ? order < 0 : a.count < b.count
-                }
-                return document.decodedStringBytes(lhs.key).lexicographicallyPrecedes(document.decodedStringBytes(rhs.key))
+            let first = members.count
+            var key = index + 1
+            let end = Int(node.next)
+            var sorted = true
+            while key < end {
+                if members.count > first, sorted, !Self.keyPrecedes(document, nodes, members[members.count - 1].key, key) { sorted = false }
+                members.append((key, key + 1))
+                key = Int(nodes[key + 1].next)
             }
-            bytes.append(UInt8(ascii: "{"))
-            var first = true
-            for member in sorted {
-                if !first { bytes.append(UInt8(ascii: ",")) }
-                first = false
-                appendString(document, member.key)
-                bytes.append(UInt8(ascii: ":"))
-                append(document, member.value)
+            // NSJSONSerialization writes keys in hash order; sort this object's members in place.
+            if !sorted { members[first...].sort { Self.keyPrecedes(document, nodes, $0.key, $1.key) } }
+            byte(UInt8(ascii: "{"))
+            for position in first..<members.count {
+                if position != first { byte(UInt8(ascii: ",")) }
+                let member = members[position]
+                appendString(document, nodes, member.key)
+                byte(UInt8(ascii: ":"))
+                append(document, nodes, member.value)
             }
-            bytes.append(UInt8(ascii: "}"))
+            byte(UInt8(ascii: "}"))
+            members.removeSubrange(first...)
         }
     }
 
-    private mutating func appendNumber(_ raw: UnsafeBufferPointer<UInt8>) {
-        let isPlainInteger = !raw.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
+    /// Byte order of decoded keys; most are unescaped, so compare raw when both are.
+    private static func keyPrecedes(_ document: JSONDocument, _ nodes: UnsafeBufferPointer<JSONNode>, _ lhs: Int, _ rhs: Int) -> Bool {
+        let a = nodes[lhs]
+        let b = nodes[rhs]
+        if !a.flag && !b.flag {
+            let common = Swift.min(Int(a.length), Int(b.length))
+            let order = common == 0 ? 0 : memcmp(document.base + Int(a.start), document.base + Int(b.start), common)
+            return order != 0 ? order < 0 : a.length < b.length
+        }
+        return document.decodedStringBytes(lhs).lexicographicallyPrecedes(document.decodedStringBytes(rhs))
+    }
+
+    private func appendNumber(_ raw: UnsafeBufferPointer<UInt8>) {
+        var isPlainInteger = true
+        for c in raw where c == UInt8(ascii: ".") || c == UInt8(ascii: "e") || c == UInt8(ascii: "E") {
+            isPlainInteger = false
+            break
+        }
         if isPlainInteger {
             if raw.count == 2 && raw[0] == UInt8(ascii: "-") && raw[1] == UInt8(ascii: "0") {
-                bytes.append(UInt8(ascii: "0"))
+                byte(UInt8(ascii: "0"))
             } else {
-                bytes.append(contentsOf: raw)
+                bytes(raw)
             }
             return
         }
-        guard let value = parseDouble(raw) else {
-            bytes.append(contentsOf: raw)
-            return
-        }
-        bytes.append(contentsOf: Array(NumberText.shortest(value).utf8))
+        guard let value = parseDouble(raw) else { return bytes(raw) }
+        bytes(Array(NumberText.shortest(value).utf8))
     }
 
-    private mutating func appendString(_ document: JSONDocument, _ index: Int) {
-        bytes.append(UInt8(ascii: "\""))
-        if !document.nodes[index].flag {
-            bytes.append(contentsOf: document.rawBytes(index))
+    private func appendString(_ document: JSONDocument, _ nodes: UnsafeBufferPointer<JSONNode>, _ index: Int) {
+        let node = nodes[index]
+        byte(UInt8(ascii: "\""))
+        if !node.flag {
+            bytes(UnsafeBufferPointer(start: document.base + Int(node.start), count: Int(node.length)))
         } else {
-            JSONText.appendEscaped(document.decodedStringBytes(index), to: &bytes)
+            var escaped: [UInt8] = []
+            JSONText.appendEscaped(document.decodedStringBytes(index), to: &escaped)
+            bytes(escaped)
         }
-        bytes.append(UInt8(ascii: "\""))
+        byte(UInt8(ascii: "\""))
     }
 }
 

@@ -31,6 +31,10 @@ public enum DeviceModels {
 }
 
 /// The table's checks on text columns, by hand (no NSRegularExpression per row).
+extension String {
+    fileprivate var nilIfEmpty: String? { isEmpty ? nil : self }
+}
+
 public enum ColumnPatterns {
     /// `^[a-z][a-z0-9_]{1,40}$`
     public static func isName(_ text: String) -> Bool {
@@ -59,8 +63,8 @@ public enum ColumnPatterns {
     /// The brief's pattern, `^([A-Z][A-Za-z]*[0-9]+,[0-9]+|arm64)$`, refuses every model
     /// identifier Apple uses for phones and tablets (`iPhone17,2` starts with a lower-case `i`),
     /// while the seed names `iPhone16,2` and `iPhone17,2` as the values this column holds. So the
-    /// first letter may be either case; the migration must use this same pattern.
-    public static let devicePattern = "^([A-Za-z][A-Za-z]*[0-9]+,[0-9]+|arm64)$"
+    /// first letter may be either case, as in the migration's check (db/yui_perf.sql).
+    public static let devicePattern = "^([A-Za-z]+[0-9]+,[0-9]+|arm64)$"
 
     /// `devicePattern`, by hand.
     public static func isDevice(_ text: String) -> Bool {
@@ -80,27 +84,35 @@ public enum ColumnPatterns {
         return i > minorStart && i == bytes.count
     }
 
-    /// A canonical upper-case 8-4-4-4-12 UUID from 32 hex digits with or without dashes.
+    /// A canonical upper-case 8-4-4-4-12 UUID from 32 hex digits, without dashes or with them
+    /// where a UUID has them.
     public static func canonicalUUID(_ text: String) -> String? {
-        var hex: [UInt8] = []
-        for c in text.utf8 {
-            if c == UInt8(ascii: "-") { continue }
-            guard hexValue(c) != nil else { return nil }
-            hex.append(c >= 0x61 ? c - 0x20 : c)
-        }
-        guard hex.count == 32 else { return nil }
-        let dashed = text.utf8.filter { $0 == UInt8(ascii: "-") }.count
-        if dashed != 0 {
-            // Dashes, when present, must sit where a UUID has them.
-            let parts = text.split(separator: "-", omittingEmptySubsequences: false).map(\.count)
-            guard parts == [8, 4, 4, 4, 12] else { return nil }
-        }
-        var out: [UInt8] = []
-        for (k, c) in hex.enumerated() {
-            if k == 8 || k == 12 || k == 16 || k == 20 { out.append(UInt8(ascii: "-")) }
-            out.append(c)
-        }
-        return String(decoding: out, as: UTF8.self)
+        var text = text
+        return text.withUTF8 { canonicalUUID(bytes: $0) }
+    }
+
+    static func canonicalUUID(bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let dashed = bytes.count == 36
+        guard dashed || bytes.count == 32 else { return nil }
+        return String(unsafeUninitializedCapacity: 36) { out in
+            var written = 0
+            var digits = 0
+            for (position, c) in bytes.enumerated() {
+                if dashed && (position == 8 || position == 13 || position == 18 || position == 23) {
+                    guard c == UInt8(ascii: "-") else { return 0 }
+                    continue
+                }
+                guard hexValue(c) != nil else { return 0 }
+                if digits == 8 || digits == 12 || digits == 16 || digits == 20 {
+                    out[written] = UInt8(ascii: "-")
+                    written += 1
+                }
+                out[written] = c >= 0x61 ? c - 0x20 : c
+                written += 1
+                digits += 1
+            }
+            return written
+        }.nilIfEmpty
     }
 
     /// A lower-case 8-4-4-4-12 UUID (for `--user`), or `nil` when `text` is not a UUID.

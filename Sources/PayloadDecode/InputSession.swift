@@ -10,6 +10,8 @@ final class InputReader {
     private(set) var count = 0
     private(set) var atEnd = false
     private(set) var readError: String?
+    /// Never buffer more than this many bytes plus one (enough to tell that a limit was passed).
+    var byteLimit = Int.max
 
     init(descriptor: Int32, initialCapacity: Int = 1 << 20) {
         self.descriptor = descriptor
@@ -31,15 +33,18 @@ final class InputReader {
             count -= start
             start = 0
         }
+        let ceiling = byteLimit == Int.max ? Int.max : byteLimit + 1
+        guard count < ceiling else { return false }
         if count == capacity {
-            let bigger = UnsafeMutableRawPointer.allocate(byteCount: capacity * 2, alignment: 16)
+            let grown = Swift.min(capacity * 2, Swift.max(ceiling, capacity + 1))
+            let bigger = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 16)
             bigger.copyMemory(from: pointer, byteCount: count)
             pointer.deallocate()
             pointer = bigger
-            capacity *= 2
+            capacity = grown
         }
         while true {
-            let got = read(descriptor, pointer + count, capacity - count)
+            let got = read(descriptor, pointer + count, Swift.min(capacity, ceiling) - count)
             if got > 0 {
                 count += got
                 return true
@@ -80,6 +85,12 @@ final class InputSession {
     private func fail(_ place: String, _ message: String) {
         failed = true
         report(InputDiagnostic(severity: .error, file: file, place: place, message: message))
+    }
+
+    /// Offset of the first newline in `bytes` (memchr: lines can be megabytes long).
+    private static func newline(in bytes: UnsafeRawBufferPointer) -> Int? {
+        guard let base = bytes.baseAddress, !bytes.isEmpty, let found = memchr(base, 0x0a, bytes.count) else { return nil }
+        return UnsafeRawPointer(found) - base
     }
 
     // MARK: Telling JSON Lines from one document
@@ -127,11 +138,12 @@ final class InputSession {
             return
         }
         // One JSON document: read it whole, within the limit.
+        reader.byteLimit = options.maxFileBytes
         while !reader.atEnd {
             if reader.count > options.maxFileBytes {
                 return fail("", "larger than \(options.maxFileBytes) bytes, the limit for one JSON document (JSON Lines may be longer)")
             }
-            reader.readMore()
+            if !reader.readMore() && !reader.atEnd { break }
         }
         if let error = reader.readError { return fail("", "cannot read: \(error)") }
         if reader.count > options.maxFileBytes {
@@ -144,7 +156,7 @@ final class InputSession {
         var lineNumber = 0
         while true {
             let pending = reader.unconsumed
-            if let newline = pending.firstIndex(of: 0x0a) {
+            if let newline = Self.newline(in: pending) {
                 lineNumber += 1
                 if newline > options.maxLineBytes {
                     fail("line \(lineNumber)", "longer than \(options.maxLineBytes) bytes, the limit for one line; skipped")
@@ -169,7 +181,7 @@ final class InputSession {
                 while true {
                     reader.discardAll()
                     guard reader.readMore() else { return }
-                    if let newline = reader.unconsumed.firstIndex(of: 0x0a) {
+                    if let newline = Self.newline(in: reader.unconsumed) {
                         reader.start += newline + 1
                         break
                     }
@@ -219,8 +231,7 @@ final class InputSession {
         var lineNumber = 0
         var begin = 0
         while begin < bytes.count {
-            var end = begin
-            while end < bytes.count, bytes[end] != 0x0a { end += 1 }
+            let end = Self.newline(in: UnsafeRawBufferPointer(rebasing: bytes[begin...])).map { begin + $0 } ?? bytes.count
             lineNumber += 1
             if end - begin > options.maxLineBytes {
                 fail("line \(lineNumber)", "longer than \(options.maxLineBytes) bytes, the limit for one line; skipped")

@@ -20,6 +20,42 @@ struct JSONNode {
     var next: UInt32
 }
 
+/// The parser's growable node storage: a raw buffer, because an Array's uniqueness and capacity
+/// checks on every append were a fifth of the parse time. JSONNode is a plain value, so nodes
+/// need no deinitialization.
+struct Tape {
+    private(set) var pointer: UnsafeMutablePointer<JSONNode>
+    var count = 0
+    private(set) var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = Swift.max(capacity, 16)
+        pointer = .allocate(capacity: self.capacity)
+    }
+
+    func deallocate() { pointer.deallocate() }
+
+    @inline(__always) mutating func append(_ node: JSONNode) {
+        if count == capacity { grow(to: capacity * 2) }
+        (pointer + count).initialize(to: node)
+        count += 1
+    }
+
+    mutating func grow(to newCapacity: Int) {
+        guard newCapacity > capacity else { return }
+        let bigger = UnsafeMutablePointer<JSONNode>.allocate(capacity: newCapacity)
+        bigger.moveInitialize(from: pointer, count: count)
+        pointer.deallocate()
+        pointer = bigger
+        capacity = newCapacity
+    }
+
+    subscript(index: Int) -> JSONNode {
+        get { pointer[index] }
+        nonmutating set { pointer[index] = newValue }
+    }
+}
+
 /// Why a text is not JSON, and where.
 struct JSONSyntaxError: Error {
     var offset: Int
@@ -33,7 +69,7 @@ struct JSONSyntaxError: Error {
 ///
 /// Reused across inputs so the tape's storage is allocated once per run.
 final class JSONParser {
-    private(set) var nodes: [JSONNode] = []
+    private var tape = Tape(capacity: 1 << 12)
     private var open: [Int] = []
     let maxDepth: Int
     let maxNodes: Int
@@ -43,27 +79,30 @@ final class JSONParser {
         self.maxNodes = maxNodes
     }
 
+    deinit { tape.deallocate() }
+
     /// Parses exactly one JSON value (surrounding whitespace allowed) and returns the document.
     /// The document points into `bytes`; use it only while `bytes` is alive and before the next parse.
     func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> JSONDocument {
         // Work on locals: class properties would pay a dynamic exclusivity check per append.
-        var nodes = self.nodes
+        var nodes = tape
         var open = self.open
-        self.nodes = []
         self.open = []
         defer {
-            self.nodes = nodes
+            tape = nodes
             self.open = open
         }
-        nodes.removeAll(keepingCapacity: true)
+        nodes.count = 0
         open.removeAll(keepingCapacity: true)
         let count = bytes.count
         guard count < Int(UInt32.max), let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
             if bytes.count == 0 { throw JSONSyntaxError(offset: 0, message: "empty input, a JSON value was expected") }
             throw JSONSyntaxError(offset: 0, message: "input too large for the JSON parser")
         }
-        if nodes.capacity < count / 24 { nodes.reserveCapacity(Swift.min(count / 24, maxNodes)) }
-        var i = skipWhitespace(base, 0, count)
+        nodes.grow(to: Swift.min(count / 24, maxNodes))
+        // A UTF-8 byte order mark (editors on Windows add one) is not part of the value.
+        let bom = count >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF ? 3 : 0
+        var i = skipWhitespace(base, bom, count)
         var expectingValue = true
         while true {
             if expectingValue {
@@ -110,7 +149,7 @@ final class JSONParser {
                 if i < count {
                     throw JSONSyntaxError(offset: i, message: "unexpected \(describe(base[i])) after the end of the JSON value")
                 }
-                return JSONDocument(base: base, count: count, nodes: nodes)
+                return JSONDocument(base: base, count: count, nodes: UnsafeBufferPointer(start: nodes.pointer, count: nodes.count))
             }
             guard i < count else {
                 throw JSONSyntaxError(offset: i, message: "unexpected end of input inside an \(nodes[top].kind == .object ? "object" : "array")")
@@ -150,7 +189,7 @@ final class JSONParser {
     }
 
     /// A member's key and its colon; leaves `i` at the value.
-    private func parseKey(_ base: UnsafePointer<UInt8>, _ from: Int, _ count: Int, _ nodes: inout [JSONNode]) throws(JSONSyntaxError) -> Int {
+    private func parseKey(_ base: UnsafePointer<UInt8>, _ from: Int, _ count: Int, _ nodes: inout Tape) throws(JSONSyntaxError) -> Int {
         guard from < count, base[from] == UInt8(ascii: "\"") else {
             if from >= count { throw JSONSyntaxError(offset: from, message: "unexpected end of input, an object key was expected") }
             throw JSONSyntaxError(offset: from, message: "unexpected \(describe(base[from])), an object key in quotes was expected")
@@ -163,11 +202,24 @@ final class JSONParser {
         return skipWhitespace(base, i + 1, count)
     }
 
-    private func parseString(_ base: UnsafePointer<UInt8>, _ from: Int, _ count: Int, _ nodes: inout [JSONNode]) throws(JSONSyntaxError) -> Int {
+    private func parseString(_ base: UnsafePointer<UInt8>, _ from: Int, _ count: Int, _ nodes: inout Tape) throws(JSONSyntaxError) -> Int {
         var i = from + 1
         var escaped = false
         while true {
-            // The common case: plain bytes up to the closing quote.
+            // The common case: plain bytes up to the closing quote, eight at a time while no byte
+            // is a quote, a backslash or a control character (SWAR: a zero byte marks a hit).
+            while i + 8 <= count {
+                let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                let ones: UInt64 = 0x0101_0101_0101_0101
+                let highs: UInt64 = 0x8080_8080_8080_8080
+                let quote = word ^ (ones &* 0x22)
+                let backslash = word ^ (ones &* 0x5c)
+                let hasQuote = (quote &- ones) & ~quote & highs
+                let hasBackslash = (backslash &- ones) & ~backslash & highs
+                let hasControl = (word &- ones &* 0x20) & ~word & highs
+                if hasQuote | hasBackslash | hasControl != 0 { break }
+                i += 8
+            }
             while i < count {
                 let c = base[i]
                 if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 { break }
@@ -196,7 +248,7 @@ final class JSONParser {
         return i + 1
     }
 
-    private func parseNumber(_ base: UnsafePointer<UInt8>, _ from: Int, _ count: Int, _ nodes: inout [JSONNode]) throws(JSONSyntaxError) -> Int {
+    private func parseNumber(_ base: UnsafePointer<UInt8>, _ from: Int, _ count: Int, _ nodes: inout Tape) throws(JSONSyntaxError) -> Int {
         var i = from
         @inline(__always) func isDigit(_ j: Int) -> Bool { j < count && base[j] >= 0x30 && base[j] <= 0x39 }
         if base[i] == UInt8(ascii: "-") { i += 1 }
@@ -224,7 +276,7 @@ final class JSONParser {
 
     private func parseLiteral(
         _ base: UnsafePointer<UInt8>, _ from: Int, _ count: Int, _ word: StaticString, _ kind: JSONKind, _ value: Bool,
-        _ nodes: inout [JSONNode]
+        _ nodes: inout Tape
     ) throws(JSONSyntaxError) -> Int {
         let length = word.utf8CodeUnitCount
         guard from + length <= count, memcmp(base + from, word.utf8Start, length) == 0 else {
@@ -249,7 +301,8 @@ func hexValue(_ c: UInt8) -> UInt8? {
 struct JSONDocument {
     let base: UnsafePointer<UInt8>
     let count: Int
-    let nodes: [JSONNode]
+    /// The parser's tape: valid until the parser parses again.
+    let nodes: UnsafeBufferPointer<JSONNode>
 
     static let root = 0
 

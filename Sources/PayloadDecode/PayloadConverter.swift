@@ -17,7 +17,7 @@ struct RowContext {
 final class PayloadConverter {
     let options: ConversionOptions
     let file: String
-    private var canonical = CanonicalForm()
+    private let canonical = CanonicalForm()
     private var issues: [InputDiagnostic] = []
     private var place = ""
     private var failed = false
@@ -222,8 +222,8 @@ final class PayloadConverter {
 
     // MARK: Values
 
-    /// A measurement string at `key` of `object`; `nil` (with a warning) when absent-but-expected
-    /// is not the case and it cannot be read.
+    /// The measurement string at `key` of `object`: `nil` when absent (no message), `nil` with a
+    /// warning when present but unreadable (not a string, no number, unknown unit, out of range).
     private func measurement(_ document: JSONDocument, _ object: Int?, _ key: StaticString, _ keyPath: String) -> MeasurementReading? {
         guard let object, let value = document.member(object, key) else { return nil }
         guard document.kind(value) == .string else {

@@ -82,7 +82,14 @@ public struct RowWriter: Sendable {
 
     private static func appendJSONString(_ string: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        JSONText.appendEscaped(string.utf8, to: &out)
+        var string = string
+        string.withUTF8 { bytes in
+            if bytes.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+                out.append(contentsOf: bytes)
+            } else {
+                JSONText.appendEscaped(bytes, to: &out)
+            }
+        }
         out.append(UInt8(ascii: "\""))
     }
 
@@ -96,7 +103,7 @@ public struct RowWriter: Sendable {
             append(",\"uuid\":", to: &out)
             if let uuid = frame.uuid { appendJSONString(uuid, to: &out) } else { append("null", to: &out) }
             append(",\"offset\":", to: &out)
-            append(String(frame.offset), to: &out)
+            appendInteger(frame.offset, to: &out)
             out.append(UInt8(ascii: "}"))
         }
         out.append(UInt8(ascii: "]"))
@@ -111,29 +118,84 @@ public struct RowWriter: Sendable {
         out.append(UInt8(ascii: "}"))
     }
 
+    /// The JSON object of a row, written field by field (the hot path of the default format).
     private func appendJSONObject(_ row: Row, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "{"))
-        for (column, value) in zip(Row.columns, values(row)) {
-            if column != "user_id" { out.append(UInt8(ascii: ",")) }
-            Self.appendJSONString(column, to: &out)
-            out.append(UInt8(ascii: ":"))
-            switch value {
-            case .null: Self.append("null", to: &out)
-            case .text(let text): Self.appendJSONString(text, to: &out)
-            case .integer(let integer): Self.append(String(integer), to: &out)
-            case .number(let number): Self.append(NumberText.shortest(number), to: &out)
-            case .boolean(let flag): Self.append(flag ? "true" : "false", to: &out)
-            case .integers(let integers):
-                out.append(UInt8(ascii: "["))
-                for (k, integer) in integers.enumerated() {
-                    if k > 0 { out.append(UInt8(ascii: ",")) }
-                    Self.append(String(integer), to: &out)
-                }
-                out.append(UInt8(ascii: "]"))
-            case .stack(let frames): Self.stackJSON(frames, into: &out)
-            }
+        func key(_ name: StaticString) {
+            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
         }
+        func text(_ value: String?) {
+            if let value { Self.appendJSONString(value, to: &out) } else { key("null") }
+        }
+        func number(_ value: Double?) {
+            if let value { Self.append(NumberText.shortest(value), to: &out) } else { key("null") }
+        }
+        func flag(_ value: Bool) { key(value ? "true" : "false") }
+        key("{\"user_id\":")
+        text(row.user_id)
+        key(",\"row_key\":")
+        text(row.row_key)
+        key(",\"kind\":")
+        text(row.kind)
+        key(",\"name\":")
+        text(row.name)
+        key(",\"app_build\":")
+        Self.appendInteger(row.app_build, to: &out)
+        key(",\"app_version\":")
+        text(row.app_version)
+        key(",\"os\":")
+        text(row.os)
+        key(",\"device\":")
+        text(row.device)
+        key(",\"promotion\":")
+        flag(row.promotion)
+        key(",\"low_power\":")
+        flag(row.low_power)
+        key(",\"thermal\":")
+        Self.appendInteger(row.thermal, to: &out)
+        key(",\"period_start\":")
+        text(row.period_start)
+        key(",\"period_end\":")
+        text(row.period_end)
+        key(",\"n\":")
+        Self.appendInteger(row.n, to: &out)
+        key(",\"buckets\":")
+        if let buckets = row.buckets {
+            out.append(UInt8(ascii: "["))
+            for (k, count) in buckets.enumerated() {
+                if k > 0 { out.append(UInt8(ascii: ",")) }
+                Self.appendInteger(count, to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        } else {
+            key("null")
+        }
+        key(",\"p50\":")
+        number(row.p50)
+        key(",\"p95\":")
+        number(row.p95)
+        key(",\"max\":")
+        number(row.max)
+        key(",\"value\":")
+        number(row.value)
+        key(",\"stack\":")
+        if let stack = row.stack { Self.stackJSON(stack, into: &out) } else { key("null") }
         out.append(UInt8(ascii: "}"))
+    }
+
+    /// Decimal digits of an integer, without a String.
+    static func appendInteger<T: BinaryInteger>(_ value: T, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = UInt64(value.magnitude)
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var position = buffer.count
+            repeat {
+                position -= 1
+                buffer[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            out.append(contentsOf: buffer[position...])
+        }
     }
 
     private func appendCSV(_ row: Row, into out: inout [UInt8]) {

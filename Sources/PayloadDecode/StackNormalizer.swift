@@ -24,7 +24,6 @@ struct StackNormalizer {
         var uuid: String?
         var address: UInt64?
         var field: UInt64?
-        var key: String
     }
 
     static func normalize(_ document: JSONDocument, tree: Int, orientation: Orientation, keyPath: String) -> Outcome {
@@ -73,22 +72,26 @@ struct StackNormalizer {
         var path: [RawFrame] = []
         var position = orientation == .sampleTree ? heaviest(roots) : 0
         var node = roots[position]
-        var key = "\(stackKey)[\(position)]"
+        // The key path of the current frame, built only when a message needs it.
+        var positions = [position]
+        func keyOfCurrentFrame() -> String {
+            stackKey + "[\(positions[0])]" + positions.dropFirst().map { ".subFrames[\($0)]" }.joined()
+        }
         while true {
             if path.count >= maxDepth {
-                outcome.error = (key, "subFrames nested deeper than \(maxDepth) frames (MetricKit writes at most \(maxDepth))")
+                outcome.error = (keyOfCurrentFrame(), "subFrames nested deeper than \(maxDepth) frames (MetricKit writes at most \(maxDepth))")
                 return outcome
             }
             guard document.kind(node) == .object else {
-                outcome.warnings.append((key, "frame is not an object; skipped"))
+                outcome.warnings.append((keyOfCurrentFrame(), "frame is not an object; skipped"))
                 break
             }
-            path.append(readFrame(document, node, key: key, warnings: &outcome.warnings))
+            path.append(readFrame(document, node, key: keyOfCurrentFrame, warnings: &outcome.warnings))
             let children = document.member(node, "subFrames").map { document.elements($0) } ?? []
             if children.isEmpty { break }
             position = orientation == .sampleTree ? heaviest(children) : 0
             node = children[position]
-            key += ".subFrames[\(position)]"
+            positions.append(position)
         }
         if orientation == .sampleTree { path.reverse() }
 
@@ -140,35 +143,41 @@ struct StackNormalizer {
     }
 
     private static func readFrame(
-        _ document: JSONDocument, _ node: Int, key: String, warnings: inout [(key: String, message: String)]
+        _ document: JSONDocument, _ node: Int, key: () -> String, warnings: inout [(key: String, message: String)]
     ) -> RawFrame {
-        var frame = RawFrame(key: key)
+        var frame = RawFrame()
         if let name = document.member(node, "binaryName") {
-            if let text = document.string(name) {
-                let kept = text.unicodeScalars.filter {
-                    ($0 >= "a" && $0 <= "z") || ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9")
-                        || $0 == "_" || $0 == "." || $0 == "+" || $0 == "-"
+            if document.kind(name) == .string {
+                frame.image = document.withStringBytes(name) { bytes -> String? in
+                    var kept: [UInt8] = []
+                    kept.reserveCapacity(bytes.count)
+                    for c in bytes
+                    where (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c == 0x5f || c == 0x2e
+                        || c == 0x2b || c == 0x2d
+                    {
+                        kept.append(c)
+                    }
+                    return kept.isEmpty ? nil : String(decoding: kept, as: UTF8.self)
                 }
-                frame.image = kept.isEmpty ? nil : String(String.UnicodeScalarView(kept))
             } else {
-                warnings.append(("\(key).binaryName", "not a string; image left null"))
+                warnings.append(("\(key()).binaryName", "not a string; image left null"))
             }
         }
         if let uuid = document.member(node, "binaryUUID") {
-            if let text = document.string(uuid), let canonical = ColumnPatterns.canonicalUUID(text) {
+            if document.kind(uuid) == .string, let canonical = document.withStringBytes(uuid, { ColumnPatterns.canonicalUUID(bytes: $0) }) {
                 frame.uuid = canonical
             } else {
-                warnings.append(("\(key).binaryUUID", "not a UUID; uuid left null"))
+                warnings.append(("\(key()).binaryUUID", "not a UUID; uuid left null"))
             }
         }
         func unsigned(_ field: StaticString) -> UInt64? {
             guard let value = document.member(node, field) else { return nil }
             switch document.unsignedInteger(value) {
             case .value(let number): return number
-            case .negative: warnings.append(("\(key).\(field)", "negative; frame field ignored"))
-            case .tooLarge: warnings.append(("\(key).\(field)", "past 2^64 − 1; frame field ignored"))
-            case .notInteger: warnings.append(("\(key).\(field)", "not an integer; frame field ignored"))
-            case .notANumber: warnings.append(("\(key).\(field)", "not a number; frame field ignored"))
+            case .negative: warnings.append(("\(key()).\(field)", "negative; frame field ignored"))
+            case .tooLarge: warnings.append(("\(key()).\(field)", "past 2^64 − 1; frame field ignored"))
+            case .notInteger: warnings.append(("\(key()).\(field)", "not an integer; frame field ignored"))
+            case .notANumber: warnings.append(("\(key()).\(field)", "not a number; frame field ignored"))
             }
             return nil
         }
