@@ -59,10 +59,9 @@ enum LoadCommand {
     ) -> Int32 {
         let options: Options
         do {
-            let parsed = try CommandArguments(arguments, options: [
-                .value("--db"), .value("--user"), .value("--timezone"), .value("--promotion"),
-                .value("--batch-size"), .flag("--create-users"),
-            ])
+            let parsed = try CommandArguments(
+                arguments,
+                options: [.value("--db"), .value("--batch-size"), .flag("--create-users")] + ConversionArguments.options)
             if parsed.wantsHelp {
                 stdout.write(help)
                 return PayloadTool.exitSuccess
@@ -119,27 +118,7 @@ enum LoadCommand {
         guard let url = parsed.value("--db"), !url.isEmpty else {
             throw UsageError(message: "Missing expected argument '--db <url>'.")
         }
-        var conversion = ConversionOptions()
-        if let user = parsed.value("--user") {
-            guard let uuid = UUID(uuidString: user) else {
-                throw UsageError(message: "The value '\(user)' is invalid for '--user <uuid>': not a UUID.")
-            }
-            conversion.userID = uuid.uuidString.lowercased()
-        }
-        if let zone = parsed.value("--timezone") {
-            guard let timeZone = timeZone(named: zone) else {
-                throw UsageError(message: "The value '\(zone)' is invalid for '--timezone <zone>': not an IANA zone or +HH:MM.")
-            }
-            conversion.timeZone = timeZone
-        }
-        if let promotion = parsed.value("--promotion") {
-            switch promotion {
-            case "on": conversion.promotionOverride = true
-            case "off": conversion.promotionOverride = false
-            default:
-                throw UsageError(message: "The value '\(promotion)' is invalid for '--promotion <on|off>'.")
-            }
-        }
+        let conversion = try ConversionArguments.conversionOptions(from: parsed)
         var batchSize = defaultBatchSize
         if let text = parsed.value("--batch-size") {
             guard let number = Int(text), number >= 1, number <= 100_000 else {
@@ -153,19 +132,5 @@ enum LoadCommand {
         return Options(
             database: DatabaseURL(url), conversion: conversion, batchSize: batchSize,
             createUsers: parsed.flag("--create-users"), files: parsed.positionals)
-    }
-
-    /// An IANA name (`Europe/Berlin`) or a fixed offset (`+02:00`, `-0530`).
-    private static func timeZone(named name: String) -> TimeZone? {
-        if let first = name.first, first == "+" || first == "-" {
-            let digits = name.dropFirst().filter { $0 != ":" }
-            guard digits.count == 4, digits.allSatisfy(\.isASCII), let value = Int(digits) else { return nil }
-            let hours = value / 100
-            let minutes = value % 100
-            guard hours <= 14, minutes < 60 else { return nil }
-            let seconds = (hours * 3600 + minutes * 60) * (first == "-" ? -1 : 1)
-            return TimeZone(secondsFromGMT: seconds)
-        }
-        return TimeZone(identifier: name)
     }
 }

@@ -34,10 +34,8 @@ enum RowsCommand {
 
         """
 
-    static let options: [OptionSpec] = [
-        .value("--format"), .value("--user"), .value("--timezone"), .value("--promotion"), .value("--output"),
-        .value("--jobs"),
-    ]
+    static let options: [OptionSpec] =
+        [.value("--format"), .value("--output"), .value("--jobs")] + ConversionArguments.options
 
     static func run(
         arguments: [String], stdin: FileHandle, stdout: inout some TextOutputStream,
@@ -179,52 +177,14 @@ enum RowsCommand {
 
     /// Cross-flag rules and flag values, each message naming its flag.
     static func validate(_ parsed: CommandArguments) throws(UsageError) -> (RowFormat, ConversionOptions) {
-        var conversion = ConversionOptions()
         let formatName = parsed.value("--format") ?? "json"
         guard let format = RowFormat(rawValue: formatName) else {
             throw UsageError(message: "Invalid value '\(formatName)' for '--format' (json, jsonl, csv or sql).")
         }
-        if let user = parsed.value("--user") {
-            guard let canonical = ColumnPatterns.userUUID(user) else {
-                throw UsageError(message: "Invalid value '\(user)' for '--user': not a UUID.")
-            }
-            conversion.userID = canonical
-        }
-        if let zone = parsed.value("--timezone") {
-            guard let timeZone = timeZone(zone) else {
-                throw UsageError(message: "Invalid value '\(zone)' for '--timezone': an IANA name (Europe/Berlin) or +HH:MM.")
-            }
-            conversion.timeZone = timeZone
-        }
-        if let promotion = parsed.value("--promotion") {
-            switch promotion {
-            case "on": conversion.promotionOverride = true
-            case "off": conversion.promotionOverride = false
-            default: throw UsageError(message: "Invalid value '\(promotion)' for '--promotion' (on or off).")
-            }
-        }
+        let conversion = try ConversionArguments.conversionOptions(from: parsed)
         guard !parsed.positionals.isEmpty else {
             throw UsageError(message: "Missing input: give one or more payload files, or - for standard input.")
         }
         return (format, conversion)
-    }
-
-    /// An IANA zone name, or a fixed `+HH:MM` / `-HH:MM` offset.
-    static func timeZone(_ text: String) -> TimeZone? {
-        let bytes = Array(text.utf8)
-        if let sign = bytes.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
-            let digits = bytes.dropFirst().filter { $0 != UInt8(ascii: ":") }
-            guard bytes.count == 6, bytes[3] == UInt8(ascii: ":"), digits.count == 4,
-                digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
-            else { return nil }
-            let values = digits.map { Int($0 - 0x30) }
-            let hours = values[0] * 10 + values[1]
-            let minutes = values[2] * 10 + values[3]
-            guard hours <= 18, minutes < 60 else { return nil }
-            let seconds = (hours * 3600 + minutes * 60) * (sign == UInt8(ascii: "-") ? -1 : 1)
-            return TimeZone(secondsFromGMT: seconds)
-        }
-        guard text.contains("/") || text == "UTC" || text == "GMT" else { return nil }
-        return TimeZone(identifier: text)
     }
 }
