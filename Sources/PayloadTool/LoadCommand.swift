@@ -81,35 +81,40 @@ enum LoadCommand {
 
         var total = LoadTally()
         var anyFailed = false
+        let progress = ProgressLine(total: options.files.count)
+        var messages = ProgressErasingStream(base: stderr, progress: progress)
         for (position, file) in options.files.enumerated() {
+            progress.update(done: position, label: file)
             let name = file == "-" ? "<stdin>" : file
             let batcher = LoadBatcher(
                 database: database, file: name, batchSize: options.batchSize, createUsers: options.createUsers)
             let readOK = RowSource.readRows(
                 path: file, options: options.conversion, standardInput: stdin,
                 report: { diagnostic in
-                    stderr.write("\(diagnostic.severity.rawValue): \(options.database.scrub(diagnostic.description))\n")
+                    messages.write("\(diagnostic.severity.rawValue): \(options.database.scrub(diagnostic.description))\n")
                 },
                 emit: { row in
                     batcher.add(row)
                     // Written as they come, so a long load shows its problems early.
-                    for message in batcher.takeMessages() { stderr.write(message + "\n") }
+                    for message in batcher.takeMessages() { messages.write(message + "\n") }
                 })
             batcher.flush()
-            for message in batcher.takeMessages() { stderr.write(message + "\n") }
+            for message in batcher.takeMessages() { messages.write(message + "\n") }
             total += batcher.tally
             if !readOK || batcher.failed { anyFailed = true }
             stdout.write("\(name): \(batcher.tally.summary)\n")
             if let fatal = batcher.fatalError {
                 // The database itself failed (connection lost, no table, no permission): every later
                 // input would fail the same way, so stop here and say what was left.
-                stderr.write("error: \(fatal.message)\n")
+                messages.write("error: \(fatal.message)\n")
                 let skipped = options.files.count - position - 1
-                if skipped > 0 { stderr.write("error: stopped; \(skipped) more input\(skipped == 1 ? "" : "s") not loaded\n") }
+                if skipped > 0 { messages.write("error: stopped; \(skipped) more input\(skipped == 1 ? "" : "s") not loaded\n") }
                 anyFailed = true
                 break
             }
         }
+        progress.erase()
+        stderr = messages.base
         if options.files.count > 1 { stdout.write("total: \(total.summary)\n") }
         return anyFailed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
     }

@@ -90,8 +90,11 @@ enum RowsCommand {
         var allConverted = true
         writer.begin(into: &buffer)
         let inputs = parsed.positionals
+        let progress = ProgressLine(total: inputs.count)
+        var messages = ProgressErasingStream(base: stderr, progress: progress)
         var next = 0
         while next < inputs.count {
+            progress.update(done: next, label: inputs[next])
             // Small files are converted a few at a time on all cores and written in input order;
             // standard input and large files (JSON Lines can be any size) stream on their own, so
             // memory never holds more than a few small files' rows.
@@ -102,7 +105,7 @@ enum RowsCommand {
             }
             if batch.count > 1 {
                 for result in convertConcurrently(batch, options: conversion) {
-                    for diagnostic in result.diagnostics { stderr.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") }
+                    for diagnostic in result.diagnostics { messages.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") }
                     for row in result.rows {
                         writer.write(row, into: &buffer)
                         flush(false)
@@ -115,13 +118,15 @@ enum RowsCommand {
             if batch.isEmpty { next += 1 }
             let converted = RowSource.readRows(
                 path: path, options: conversion, standardInput: stdin,
-                report: { diagnostic in stderr.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") },
+                report: { diagnostic in messages.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") },
                 emit: { row in
                     writer.write(row, into: &buffer)
                     flush(false)
                 })
             if !converted { allConverted = false }
         }
+        progress.erase()
+        stderr = messages.base
         writer.end(into: &buffer)
         flush(true)
         if case .file(let file) = sink {
