@@ -10,7 +10,8 @@ enum DsymsCommand {
     static let help = """
         OVERVIEW: List the debug files and UUIDs of a build, and the UUIDs of inputs that have none.
 
-        \(usage)
+        USAGE:
+        \(usage.split(separator: "\n").map { "  " + $0.replacingOccurrences(of: "Usage: ", with: "").trimmingCharacters(in: .whitespaces) }.joined(separator: "\n"))
 
         ARGUMENTS:
           <BUILD>                 The build folder's name under the root, e.g. 130.

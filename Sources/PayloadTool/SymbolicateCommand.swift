@@ -6,8 +6,8 @@ import StackSymbolize
 /// file (atos / llvm-symbolizer style).
 enum SymbolicateCommand {
     static let usage = """
-        Usage: payload-tool symbolicate [--dsyms ROOT] [--build B] [--json | --folded] [FILE...]
-               payload-tool symbolicate --object PATH [--uuid U] [--offsets] [--json | --folded] [ADDRESS...]
+        Usage: payload-tool symbolicate [--dsyms ROOT] [--build B] [--index] [--json | --folded] [FILE...]
+               payload-tool symbolicate --object PATH [--uuid U] [--offsets] [--index] [--json | --folded] [ADDRESS...]
         """
 
     static let help = """
@@ -18,7 +18,8 @@ enum SymbolicateCommand {
         instruction. With --object, addresses (or offsets) are looked up exactly as given, one per
         argument or one per line on standard input, and answered in the same order.
 
-        \(usage)
+        USAGE:
+        \(usage.split(separator: "\n").map { "  " + $0.replacingOccurrences(of: "Usage: ", with: "").trimmingCharacters(in: .whitespaces) }.joined(separator: "\n"))
 
         ARGUMENTS:
           <FILE>                  Payload dumps or row files; '-' reads standard input.
@@ -30,6 +31,9 @@ enum SymbolicateCommand {
           --object PATH           A debug file, .dSYM bundle or folder to look addresses up in.
           --uuid U                With --object: the slice of a fat file to use.
           --offsets               With --object: the values are offsets from the text base.
+          --index                 Answer from on-disk symbol indexes, built on first use of each debug
+                                  file (in $YUI_SYMBOL_CACHE, else ~/.cache/yui-perf/symbol-index).
+          --index-folder DIR      As --index, keeping the indexes in DIR.
           --json                  Machine output (stable, sorted keys, snake_case).
           --folded                Folded stacks for flame-graph tools ('outer;inner count').
           -h, --help              Show help information.
@@ -38,7 +42,7 @@ enum SymbolicateCommand {
 
     static let options: [OptionSpec] = [
         .value("--dsyms"), .value("--build"), .value("--object"), .value("--uuid"), .flag("--offsets"),
-        .flag("--json"), .flag("--folded"),
+        .flag("--json"), .flag("--folded"), .flag("--index"), .value("--index-folder"),
     ]
 
     enum Format { case text, json, folded }
@@ -78,13 +82,15 @@ enum SymbolicateCommand {
             return PayloadTool.exitFailure
         }
         let format: Format = parsed.flag("--json") ? .json : parsed.flag("--folded") ? .folded : .text
+        let indexFolder = parsed.value("--index-folder") ?? (parsed.flag("--index") ? BuildSymbolizer.defaultIndexFolder : nil)
         if let object = parsed.value("--object") {
             return SymbolicateObject.run(
-                object: object, uuid: parsed.value("--uuid"), offsets: parsed.flag("--offsets"),
+                object: object, uuid: parsed.value("--uuid"), offsets: parsed.flag("--offsets"), indexFolder: indexFolder,
                 addressArguments: parsed.positionals, stdin: stdin, format: format, stdout: &stdout, stderr: &stderr)
         }
         return SymbolicateStacks.run(
-            inputs: parsed.positionals, root: parsed.value("--dsyms"), build: parsed.value("--build"), stdin: stdin,
+            inputs: parsed.positionals, root: parsed.value("--dsyms"), build: parsed.value("--build"), indexFolder: indexFolder,
+            stdin: stdin,
             format: format, stdout: &stdout, stderr: &stderr)
     }
 }

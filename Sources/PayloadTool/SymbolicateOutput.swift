@@ -6,6 +6,35 @@ import StackSymbolize
 enum SymbolicateOutput {
     static func hex(_ value: UInt64) -> String { "0x" + String(value, radix: 16) }
 
+    /// A progress printer for long work, only when stderr is a terminal (SPEC section 8); piped
+    /// runs stay quiet.
+    static func progressLine() -> ((String) -> Void)? {
+        guard isatty(STDERR_FILENO) != 0, ProcessInfo.processInfo.environment["TERM"] != "dumb" else { return nil }
+        return { message in FileHandle.standardError.write(Data("\(message)...\n".utf8)) }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// `0x%016llx` without Foundation's formatter (it showed in batch profiles).
+    static func paddedHex(_ value: UInt64) -> String {
+        var bytes = [UInt8](repeating: UInt8(ascii: "0"), count: 18)
+        bytes[1] = UInt8(ascii: "x")
+        var rest = value
+        var position = 17
+        while rest != 0, position >= 2 {
+            bytes[position] = hexDigits[Int(rest & 0xf)]
+            rest >>= 4
+            position -= 1
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The last path component, without NSString's path normalisation.
+    static func baseName(_ path: String) -> Substring {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path[...] }
+        return path[path.utf8.index(after: slash)...]
+    }
+
     private static func padded(_ text: String, _ width: Int) -> String {
         text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
     }
@@ -13,7 +42,7 @@ enum SymbolicateOutput {
     /// `0   YuiApp    0x0000000100004f20 YuiLines.parse + 32 (YuiLines.swift:42)`, one line per
     /// source frame (inlined ones marked), or `image + offset` with the reason when unsymbolicated.
     static func textLines(index: Int, image: String, address: UInt64, frame: SymbolicatedFrame) -> String {
-        let prefix = padded(String(index), 4) + padded(image, 24) + String(format: "0x%016llx ", address)
+        let prefix = padded(String(index), 4) + padded(image, 24) + paddedHex(address) + " "
         if frame.frames.isEmpty {
             let reason: String
             switch frame.status {
@@ -29,8 +58,7 @@ enum SymbolicateOutput {
                 text += " + \(lookup - start)"
             }
             if let file = source.file {
-                let name = (file as NSString).lastPathComponent
-                text += " (\(name):\(source.line ?? 0))"
+                text += " (\(baseName(file)):\(source.line ?? 0))"
             }
             if source.isInlined { text += " [inlined]" }
             if frame.status == .symbolTable { text += " [symbol table]" }
@@ -61,6 +89,72 @@ enum SymbolicateOutput {
             linkage_name = source.linkageName
             simplified_name = source.simplifiedName
         }
+    }
+
+    /// Appends `"key":value` (with a leading comma unless `first`); a `nil` value is left out, as
+    /// JSONEncoder leaves out nil optionals.
+    static func jsonField(_ key: String, _ value: String?, first: Bool = false, into out: inout String) {
+        guard let value else { return }
+        out += first ? "\"" : ",\""
+        out += key
+        out += "\":"
+        jsonString(value, into: &out)
+    }
+
+    /// A JSON string literal, escaped as JSONEncoder escapes (slashes left alone).
+    static func jsonString(_ value: String, into out: inout String) {
+        out += "\""
+        var plain = true
+        for byte in value.utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            plain = false
+            break
+        }
+        if plain {
+            out += value
+        } else {
+            for scalar in value.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                case "\u{08}": out += "\\b"
+                case "\u{0C}": out += "\\f"
+                default:
+                    if scalar.value < 0x20 {
+                        let hex = String(scalar.value, radix: 16)
+                        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                    } else {
+                        out.unicodeScalars.append(scalar)
+                    }
+                }
+            }
+        }
+        out += "\""
+    }
+
+    /// One source frame as `JSONSource` encodes it (sorted keys).
+    static func jsonSource(_ source: SourceFrame, into out: inout String) {
+        out += "{"
+        var first = true
+        if let file = source.file {
+            jsonField("file", file, first: true, into: &out)
+            first = false
+        }
+        jsonField("function", source.function, first: first, into: &out)
+        out += source.isInlined ? ",\"inlined\":true" : ",\"inlined\":false"
+        if let line = source.line { out += ",\"line\":\(line)" }
+        jsonField("linkage_name", source.linkageName, into: &out)
+        jsonField("simplified_name", source.simplifiedName, into: &out)
+        out += "}"
+    }
+
+    static func encodeCompact<T: Encodable>(_ value: T) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return "null" }
+        return String(decoding: data, as: UTF8.self)
     }
 
     static func encode<T: Encodable>(_ value: T) -> String {

@@ -32,13 +32,12 @@ enum SymbolicateStacks {
     }
 
     static func run(
-        inputs: [String], root: String?, build: String?, stdin: FileHandle, format: SymbolicateCommand.Format,
+        inputs: [String], root: String?, build: String?, indexFolder: String?, stdin: FileHandle, format: SymbolicateCommand.Format,
         stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
     ) -> Int32 {
         var failed = false
         var symbolizers: [String: BuildSymbolizer?] = [:]
         var reportedMissing: Set<String> = []
-        var jsonStacks: [JSONStack] = []
         var folded: [String: Int] = [:]
         var foldedOrder: [String] = []
         var stackCount = 0
@@ -56,7 +55,8 @@ enum SymbolicateStacks {
             if let known = symbolizers[folder] { return (known, folder) }
             var made: BuildSymbolizer?
             do {
-                made = try BuildSymbolizer(buildFolder: folder)
+                made = try BuildSymbolizer(buildFolder: folder, indexFolder: indexFolder)
+                made?.progress = SymbolicateOutput.progressLine()
                 for problem in made!.problems { stderr.write("warning: \(problem)\n") }
             } catch {
                 stderr.write("warning: no debug files for build \(buildName): \(error)\n")
@@ -101,7 +101,9 @@ enum SymbolicateStacks {
                         stdout.write(SymbolicateOutput.textLines(index: index, image: image, address: address, frame: answer))
                     }
                 case .json:
-                    jsonStacks.append(
+                    // One stack at a time: the output never holds every stack of a large input.
+                    stdout.write(stackCount == 0 ? "[" : ",")
+                    stdout.write(SymbolicateOutput.encodeCompact(
                         JSONStack(
                             app_build: row.app_build, build_folder: folder,
                             frames: answers.enumerated().map { index, answer in
@@ -110,7 +112,7 @@ enum SymbolicateStacks {
                                     lookup_address: answer.lookupAddress.map(SymbolicateOutput.hex), offset: answer.request.offset,
                                     status: answer.status.rawValue, symbols: answer.frames.map(SymbolicateOutput.JSONSource.init),
                                     uuid: answer.request.uuid)
-                            }, kind: row.kind, name: row.name, row_key: row.row_key))
+                            }, kind: row.kind, name: row.name, row_key: row.row_key)))
                 case .folded:
                     let line = answers.reversed().flatMap { answer in
                         SymbolicateOutput.foldedNames(image: answer.request.image ?? "???", frame: answer)
@@ -122,7 +124,7 @@ enum SymbolicateStacks {
             }
         }
         switch format {
-        case .json: stdout.write(SymbolicateOutput.encode(jsonStacks))
+        case .json: stdout.write(stackCount == 0 ? "[]\n" : "]\n")
         case .folded: for line in foldedOrder { stdout.write("\(line) \(folded[line]!)\n") }
         case .text: break
         }

@@ -123,18 +123,41 @@ public final class BuildSymbolizer {
     private var images: [Int: DebugImage] = [:]
     private var openFailures: [Int: SymbolizeError] = [:]
     private var names = NameCache()
+    /// Folder of on-disk symbol indexes; `nil` looks up in the debug files directly.
+    private let indexFolder: String?
+    private var indexes: [Int: SymbolIndex] = [:]
+    /// Told when slow work starts (building a symbol index), e.g. to print a progress line.
+    public var progress: ((String) -> Void)?
+    /// Per indexed file: frames already converted (names demangled), by place.
+    private var convertedLocations: [Int: [[SourceFrame]?]] = [:]
+    private var convertedOthers: [Int: [SymbolIndex.Place: [SourceFrame]]] = [:]
 
     /// Indexes the debug files of a build folder (see `buildFolder(root:build:)`).
     public convenience init(buildFolder: String) throws(SymbolizeError) {
+        try self.init(buildFolder: buildFolder, indexFolder: nil)
+    }
+
+    /// As `init(buildFolder:)`, answering from on-disk symbol indexes kept in `indexFolder`
+    /// (built on first use of each debug file, rebuilt when the file changes).
+    public convenience init(buildFolder: String, indexFolder: String?) throws(SymbolizeError) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: buildFolder, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw SymbolizeError(path: buildFolder, "no such build folder")
         }
-        try self.init(debugFiles: [buildFolder])
+        try self.init(debugFiles: [buildFolder], indexFolder: indexFolder)
     }
 
     /// Indexes the given debug files, `.dSYM` bundles or folders.
-    public init(debugFiles paths: [String]) throws(SymbolizeError) {
+    public convenience init(debugFiles paths: [String]) throws(SymbolizeError) {
+        try self.init(debugFiles: paths, indexFolder: nil)
+    }
+
+    /// The default folder for symbol indexes: `$YUI_SYMBOL_CACHE`, else `~/.cache/yui-perf/symbol-index`.
+    public static var defaultIndexFolder: String { SymbolIndexCache.defaultFolder() }
+
+    /// As `init(debugFiles:)`, answering from on-disk symbol indexes kept in `indexFolder`.
+    public init(debugFiles paths: [String], indexFolder: String?) throws(SymbolizeError) {
+        self.indexFolder = indexFolder
         let scan = DebugFileCatalog.scan(paths)
         debugFiles = scan.files
         problems = scan.problems
@@ -175,8 +198,17 @@ public final class BuildSymbolizer {
     /// at their caller's instruction.
     public func symbolicate(_ stack: [FrameRequest]) -> [SymbolicatedFrame] {
         stack.map { request in
-            guard let uuid = request.uuid.flatMap(UUIDText.normalized), let index = indexByUUID[uuid] else {
+            guard let given = request.uuid, let index = indexByUUID[given] ?? UUIDText.normalized(given).flatMap({ indexByUUID[$0] })
+            else {
                 return SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: nil, frames: [])
+            }
+            if indexFolder != nil {
+                guard let symbolIndex = symbolIndex(at: index) else {
+                    return SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
+                }
+                var address = symbolIndex.textBase &+ request.offset
+                if request.isReturnAddress { address = Self.instructionSet(debugFiles[index].arch).callerAddress(address) }
+                return indexedFrame(symbolIndex, file: index, request: request, address: address)
             }
             guard let image = image(at: index) else {
                 return SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
@@ -213,13 +245,90 @@ public final class BuildSymbolizer {
             }
             index = 0
         }
-        guard let image = image(at: index) else { throw openFailures[index]! }
         let info = debugFiles[index]
+        if indexFolder != nil {
+            guard let symbolIndex = symbolIndex(at: index) else { throw openFailures[index]! }
+            return addresses.map { given in
+                let address = offsets ? symbolIndex.textBase &+ given : given
+                let request = FrameRequest(image: nil, uuid: info.uuids.first, offset: address &- symbolIndex.textBase, isReturnAddress: false)
+                return indexedFrame(symbolIndex, file: index, request: request, address: address)
+            }
+        }
+        guard let image = image(at: index) else { throw openFailures[index]! }
         let lookupAddresses = offsets ? addresses.map { image.textBase &+ $0 } : addresses
         let raw = ParallelLookup.run(image, lookupAddresses, names: &names)
         return zip(zip(addresses, lookupAddresses), raw).map { pair, lookup in
             let request = FrameRequest(image: nil, uuid: info.uuids.first, offset: offsets ? pair.0 : pair.0 &- image.textBase, isReturnAddress: false)
             return frame(for: lookup, request: request, address: pair.1, path: image.path)
+        }
+    }
+
+    /// An answer from an index: one binary search, then frames converted once per place and reused.
+    private func indexedFrame(_ symbolIndex: SymbolIndex, file: Int, request: FrameRequest, address: UInt64) -> SymbolicatedFrame {
+        let place = symbolIndex.place(of: address)
+        let status: SymbolicatedFrame.Status
+        let frames: [SourceFrame]
+        var start: UInt64?
+        switch place {
+        case .location(let location):
+            status = .symbolicated
+            if let known = convertedLocations[file]?[Int(location)] {
+                frames = known
+            } else {
+                if convertedLocations[file] == nil {
+                    convertedLocations[file] = Array(repeating: nil, count: symbolIndex.locationCountForCaching)
+                }
+                frames = sourceFrames(symbolIndex.answer(location))
+                convertedLocations[file]![Int(location)] = frames
+            }
+            start = symbolIndex.answer(location).functionStart
+        case .symbol(let symbol):
+            status = .symbolTable
+            let raw = symbolIndex.symbolAnswer(symbol)
+            start = raw.functionStart
+            if let known = convertedOthers[file]?[place] {
+                frames = known
+            } else {
+                frames = sourceFrames(raw)
+                convertedOthers[file, default: [:]][place] = frames
+            }
+        case .nothing:
+            status = .notFound
+            frames = []
+        }
+        return SymbolicatedFrame(
+            request: request, status: status, lookupAddress: address, debugFile: debugFiles[file].path, frames: frames,
+            functionStart: start)
+    }
+
+    private func sourceFrames(_ lookup: RawLookup) -> [SourceFrame] {
+        lookup.frames.map { raw -> SourceFrame in
+            let stored = raw.linkageName ?? raw.plainName ?? "??"
+            let (full, simple) = names.names(for: stored)
+            return SourceFrame(linkageName: raw.linkageName, function: full, simplifiedName: simple, file: raw.file, line: raw.line, isInlined: raw.isInlined)
+        }
+    }
+
+    static func instructionSet(_ arch: String) -> InstructionSet {
+        if arch.hasPrefix("arm64") { return .arm64 }
+        if arch == "x86_64" || arch == "i386" { return .x86 }
+        return .other
+    }
+
+    private func symbolIndex(at index: Int) -> SymbolIndex? {
+        if let open = indexes[index] { return open }
+        guard let indexFolder, openFailures[index] == nil else { return nil }
+        do {
+            let info = debugFiles[index]
+            let symbolIndex = try SymbolIndexCache.open(folder: indexFolder, for: info) { () throws(SymbolizeError) in
+                progress?("building the symbol index of \(info.path) (\(info.arch))")
+                return try DebugFileCatalog.open(info)
+            }
+            indexes[index] = symbolIndex
+            return symbolIndex
+        } catch {
+            openFailures[index] = error
+            return nil
         }
     }
 

@@ -77,10 +77,25 @@ final class DebugImage {
     private let machO: (file: MappedFile, slice: MachOSlice)?
     private(set) lazy var unitMap: UnitAddressMap = UnitAddressMap(reader.unitRanges())
     private var decodedUnits: [Int: DecodedUnit] = [:]
-    private lazy var symbols: [SymbolEntry] = {
-        if let machO { return MachOReader.functionSymbols(of: machO.slice, view: machO.file.view) }
-        return reader.functionSymbols()
-    }()
+    /// Loaded once and shared with `reopened()` copies (names are offsets, valid in either).
+    private var sharedSymbols = SharedSymbols()
+    private var symbols: [SymbolEntry] {
+        sharedSymbols.table {
+            if let machO { return MachOReader.functionSymbols(of: machO.slice, view: machO.file.view) }
+            return reader.functionSymbols()
+        }
+    }
+    /// The bytes symbol names point into.
+    private lazy var nameBytes: UnsafeRawBufferPointer = machO?.file.bytes ?? reader.fileBytes() ?? UnsafeRawBufferPointer(start: nil, count: 0)
+
+    /// A symbol's name, read from the file (NUL-terminated; the string table's end is checked when loading).
+    func name(of symbol: SymbolEntry) -> String {
+        let bytes = nameBytes
+        guard symbol.nameOffset < bytes.count else { return "??" }
+        var end = symbol.nameOffset
+        while end < bytes.count, bytes[end] != 0 { end += 1 }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[symbol.nameOffset..<end]), as: UTF8.self)
+    }
     private var nameCache: [UInt64: (linkage: String?, plain: String?)] = [:]
 
     /// Opens an ELF file.
@@ -123,6 +138,7 @@ final class DebugImage {
     func reopened() throws(SymbolizeError) -> DebugImage {
         let other = machO == nil ? try DebugImage(elfPath: path) : try DebugImage(machO: machO!.file, slice: machO!.slice)
         other.unitMap = unitMap
+        other.sharedSymbols = sharedSymbols
         return other
     }
 
@@ -134,7 +150,7 @@ final class DebugImage {
         }
         if let symbol = symbol(containing: address) {
             return RawLookup(
-                source: .symbolTable, frames: [RawFrame(linkageName: symbol.name, plainName: nil, file: nil, line: nil, isInlined: false)],
+                source: .symbolTable, frames: [RawFrame(linkageName: name(of: symbol), plainName: nil, file: nil, line: nil, isInlined: false)],
                 functionStart: symbol.address)
         }
         return RawLookup(source: .none, frames: [])
@@ -179,7 +195,14 @@ final class DebugImage {
         return unit
     }
 
-    private func name(_ dieOffset: UInt64) -> (linkage: String?, plain: String?) {
+    /// For the index builder: the number of units, one unit decoded whole, names, the symbol table.
+    var unitCount: Int { unitMap.unitOffsets.count }
+
+    func wholeUnit(_ index: Int) -> DecodedUnit { reader.decodeUnit(at: unitMap.unitOffsets[index]) }
+
+    var functionSymbols: [SymbolEntry] { symbols }
+
+    func name(_ dieOffset: UInt64) -> (linkage: String?, plain: String?) {
         if let known = nameCache[dieOffset] { return known }
         let name = reader.functionName(dieOffset: dieOffset)
         nameCache[dieOffset] = name
@@ -197,7 +220,7 @@ final class DebugImage {
             let symbol = symbol(containing: address)
             return RawLookup(
                 source: .dwarf,
-                frames: [RawFrame(linkageName: symbol?.name, plainName: nil, file: location.file, line: location.line, isInlined: false)],
+                frames: [RawFrame(linkageName: symbol.map { name(of: $0) }, plainName: nil, file: location.file, line: location.line, isInlined: false)],
                 functionStart: symbol?.address)
         }
         var frames: [RawFrame] = []
@@ -222,7 +245,7 @@ final class DebugImage {
         return RawLookup(source: .dwarf, frames: frames, functionStart: unit.start(of: chain[0], containing: address))
     }
 
-    private func symbol(containing address: UInt64) -> SymbolEntry? {
+    func symbol(containing address: UInt64) -> SymbolEntry? {
         let table = symbols
         var low = 0
         var high = table.count
@@ -238,6 +261,21 @@ final class DebugImage {
 }
 
 @available(*, unavailable) extension DebugImage: Sendable {}
+
+/// A symbol table loaded once by whichever thread asks first.
+final class SharedSymbols: @unchecked Sendable {
+    private let lock = NSLock()
+    private var loaded: [SymbolEntry]?
+
+    func table(_ load: () -> [SymbolEntry]) -> [SymbolEntry] {
+        lock.lock()
+        defer { lock.unlock() }
+        if let loaded { return loaded }
+        let table = load()
+        loaded = table
+        return table
+    }
+}
 
 /// Units' address ranges made disjoint: each piece lists the units covering it, smallest range
 /// first, so an address finds its unit by one binary search even when units overlap.

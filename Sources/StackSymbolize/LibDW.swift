@@ -72,11 +72,12 @@ struct DecodedUnit: Sendable {
     var callFileNames: [String] = []
 }
 
-/// A symbol-table entry of a function (ELF `.symtab`/`.dynsym`).
+/// A symbol-table entry of a function. The name stays in the file: `nameOffset` is where its
+/// NUL-terminated bytes start in the file's bytes, so loading 400,000 symbols makes no strings.
 struct SymbolEntry: Sendable {
     var address: UInt64
     var size: UInt64
-    var name: String
+    var nameOffset: Int
 }
 
 /// An open DWARF reader over an ELF file on disk or an ELF image built in memory. Not thread-safe:
@@ -383,16 +384,17 @@ final class DwarfReader {
     /// libdw joins the compilation directory and a file name that is already absolute into `//x`
     /// (Swift's `/<compiler-generated>`); collapse repeated slashes as path joining would.
     private static func cleanPath(_ name: UnsafePointer<CChar>) -> String {
-        let text = String(cString: name)
-        guard text.contains("//") else { return text }
-        var result = ""
+        let length = strlen(name)
+        let bytes = UnsafeRawBufferPointer(start: name, count: length)
+        var result: [UInt8] = []
+        result.reserveCapacity(length)
         var previousSlash = false
-        for character in text {
-            if character == "/" && previousSlash { continue }
-            previousSlash = character == "/"
-            result.append(character)
+        for byte in bytes {
+            if byte == UInt8(ascii: "/") && previousSlash { continue }
+            previousSlash = byte == UInt8(ascii: "/")
+            result.append(byte)
         }
-        return result
+        return String(decoding: result, as: UTF8.self)
     }
 
     private func readScopes(of unitDIE: inout Dwarf_Die, wanted: [UInt64]?, into unit: inout DecodedUnit) {
@@ -479,9 +481,17 @@ final class DwarfReader {
         return (nil, nil)
     }
 
+    /// The whole file as libelf mapped it (names of `SymbolEntry` are offsets into it).
+    func fileBytes() -> UnsafeRawBufferPointer? {
+        guard let elf else { return nil }
+        var size = 0
+        guard let base = elf_rawfile(elf, &size) else { return nil }
+        return UnsafeRawBufferPointer(start: base, count: size)
+    }
+
     /// Function symbols of `.symtab` (or `.dynsym` when stripped), sorted by address.
     func functionSymbols() -> [SymbolEntry] {
-        guard let elf else { return [] }
+        guard let elf, let file = fileBytes() else { return [] }
         var table: OpaquePointer? = nil
         var dynamicTable: OpaquePointer? = nil
         var section: OpaquePointer? = elf_nextscn(elf, nil)
@@ -496,8 +506,14 @@ final class DwarfReader {
         guard let chosen = table ?? dynamicTable else { return [] }
         var header = GElf_Shdr()
         guard gelf_getshdr(chosen, &header) != nil, header.sh_entsize > 0,
-            let data = elf_getdata(chosen, nil)
+            let data = elf_getdata(chosen, nil), let strings = elf_getscn(elf, Int(header.sh_link))
         else { return [] }
+        var stringsHeader = GElf_Shdr()
+        guard gelf_getshdr(strings, &stringsHeader) != nil, stringsHeader.sh_type == UInt32(SHT_STRTAB),
+            stringsHeader.sh_offset <= UInt64(file.count), stringsHeader.sh_size <= UInt64(file.count) - stringsHeader.sh_offset
+        else { return [] }
+        let stringsStart = Int(stringsHeader.sh_offset)
+        let stringsSize = Int(stringsHeader.sh_size)
         let count = Int(header.sh_size / header.sh_entsize)
         var result: [SymbolEntry] = []
         for index in 0..<count {
@@ -505,9 +521,9 @@ final class DwarfReader {
             guard gelf_getsym(data, Int32(index), &symbol) != nil else { continue }
             let type = Int32(symbol.st_info & 0xf)
             guard type == STT_FUNC || type == STT_GNU_IFUNC, symbol.st_shndx != UInt16(SHN_UNDEF), symbol.st_value != 0,
-                let name = elf_strptr(elf, Int(header.sh_link), Int(symbol.st_name))
+                Int(symbol.st_name) < stringsSize
             else { continue }
-            result.append(SymbolEntry(address: symbol.st_value, size: symbol.st_size, name: String(cString: name)))
+            result.append(SymbolEntry(address: symbol.st_value, size: symbol.st_size, nameOffset: stringsStart + Int(symbol.st_name)))
         }
         result.sort { $0.address < $1.address }
         return result

@@ -79,8 +79,8 @@ struct MachOSlice {
     var dwarfSections: [DWARFSection] = []
     /// `LC_SYMTAB`, offsets relative to the slice.
     var symbolTable: (offset: Int, count: Int, stringsOffset: Int, stringsSize: Int)?
-    /// (segment, section) names in load-command order: `n_sect` indexes this, from 1.
-    var sectionSegments: [String] = []
+    /// Every section in load-command order (`n_sect` indexes this, from 1): its segment and range.
+    var sections: [(segment: String, address: UInt64, size: UInt64)] = []
 
     var architecture: String { MachOCPU.name(cpuType, subtype: cpuSubtype) }
 }
@@ -235,7 +235,9 @@ enum MachOReader {
             let header = cursor + headerSize + index * sectionSize
             let sectionName = try view.fixedName(header)
             let owner = try view.fixedName(header + 16)
-            slice.sectionSegments.append(owner)
+            let sectionAddress = is64 ? try view.u64(header + 32) : UInt64(try view.u32(header + 32))
+            let sectionLength = is64 ? try view.u64(header + 40) : UInt64(try view.u32(header + 36))
+            slice.sections.append((owner, sectionAddress, sectionLength))
             guard owner == "__DWARF", sectionName.hasPrefix("__"), !sectionName.hasPrefix("__apple_"),
                 sectionName != "__swift_ast"
             else { continue }
@@ -260,7 +262,6 @@ enum MachOReader {
                 length = UInt64(try view.u32(header + 36))
                 offset = UInt64(try view.u32(header + 40))
             }
-            _ = address
             guard offset != 0, length > 0 else { continue }  // dsymutil's stub headers
             guard offset <= UInt64(slice.sliceSize), length <= UInt64(slice.sliceSize) - offset else {
                 throw SymbolizeError(
@@ -282,14 +283,16 @@ enum MachOReader {
         }
     }
 
-    /// Function symbols of the slice's `LC_SYMTAB` (`N_SECT` entries in `__TEXT`), sorted, with one
-    /// leading `_` removed as Mach-O adds it; sizes run to the next symbol.
+    /// Function symbols of the slice's `LC_SYMTAB` (`N_SECT` entries in `__TEXT`), sorted, names
+    /// pointing past the leading `_` Mach-O adds; sizes run to the next symbol or the section end.
+    /// A string table that does not end in NUL is refused, so every name read stops inside it.
     static func functionSymbols(of slice: MachOSlice, view: ByteView) -> [SymbolEntry] {
         guard let table = slice.symbolTable else { return [] }
         let entrySize = slice.is64Bit ? 16 : 12
         let base = slice.sliceOffset
         guard (try? view.check(base + table.offset, table.count * entrySize, "the symbol table")) != nil,
-            (try? view.check(base + table.stringsOffset, table.stringsSize, "the string table")) != nil
+            (try? view.check(base + table.stringsOffset, table.stringsSize, "the string table")) != nil,
+            table.stringsSize > 0, view.bytes[base + table.stringsOffset + table.stringsSize - 1] == 0
         else { return [] }
         var result: [SymbolEntry] = []
         for index in 0..<table.count {
@@ -297,21 +300,20 @@ enum MachOReader {
             guard let nameOffset = try? view.u32(entry) else { break }
             let type = view.bytes[entry + 4]
             let section = Int(view.bytes[entry + 5])
-            guard type & 0xe0 == 0, type & 0x0e == 0x0e, section >= 1, section <= slice.sectionSegments.count,
-                slice.sectionSegments[section - 1] == "__TEXT", Int(nameOffset) < table.stringsSize
+            guard type & 0xe0 == 0, type & 0x0e == 0x0e, section >= 1, section <= slice.sections.count,
+                slice.sections[section - 1].segment == "__TEXT", Int(nameOffset) < table.stringsSize
             else { continue }
             let value = slice.is64Bit ? (try? view.u64(entry + 8)) ?? 0 : UInt64((try? view.u32(entry + 8)) ?? 0)
-            let start = base + table.stringsOffset + Int(nameOffset)
-            var end = start
-            let limit = base + table.stringsOffset + table.stringsSize
-            while end < limit, view.bytes[end] != 0 { end += 1 }
-            var name = String(decoding: UnsafeRawBufferPointer(rebasing: view.bytes[start..<end]), as: UTF8.self)
-            if name.hasPrefix("_") { name.removeFirst() }
-            result.append(SymbolEntry(address: value, size: 0, name: name))
+            // `__mh_execute_header` claims __text but sits at the header: keep symbols inside their section.
+            let owner = slice.sections[section - 1]
+            guard value >= owner.address, value - owner.address < owner.size else { continue }
+            var start = base + table.stringsOffset + Int(nameOffset)
+            if view.bytes[start] == UInt8(ascii: "_") { start += 1 }  // Mach-O's extra leading underscore
+            result.append(SymbolEntry(address: value, size: owner.address + owner.size - value, nameOffset: start))
         }
         result.sort { $0.address < $1.address }
         for index in result.indices.dropLast() {
-            result[index].size = result[index + 1].address - result[index].address
+            result[index].size = min(result[index].size, result[index + 1].address - result[index].address)
         }
         return result
     }

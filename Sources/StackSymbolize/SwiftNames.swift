@@ -12,11 +12,11 @@ public enum SwiftNames {
 
     // Looked up at run time: the Swift runtime is always loaded, libstdc++ usually is (Foundation
     // uses it), and a missing one just means names stay raw.
-    nonisolated(unsafe) private static let swiftDemangle: SwiftDemangle? = {
+    private static let swiftDemangle: SwiftDemangle? = {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "swift_demangle") else { return nil }
         return unsafeBitCast(symbol, to: SwiftDemangle.self)
     }()
-    nonisolated(unsafe) private static let cxaDemangle: CxaDemangle? = {
+    private static let cxaDemangle: CxaDemangle? = {
         var symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__cxa_demangle")
         if symbol == nil, let library = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL) {
             symbol = dlsym(library, "__cxa_demangle")
@@ -100,115 +100,125 @@ public enum SwiftNames {
         "unsafeMutableAddressor", "materializeForSet", "init", "modify2", "read2", "yielding borrow", "yielding mutate",
     ]
 
+    private static let swiftPrefixBytes: [[UInt8]] = swiftPrefixes.map { Array($0.utf8) }
+    private static let specializationPrefixes: [[UInt8]] = [
+        "generic specialization ", "function signature specialization ", "generic partial specialization ",
+    ].map { Array($0.utf8) }
+    private static let closurePrefixes: [[UInt8]] = ["closure #", "implicit closure #", "autoclosure #"].map { Array($0.utf8) }
+    private static let partialFunction = Array(" partial function for ".utf8)
+    private static let inConformance = Array(" in conformance ".utf8)
+    private static let andConformance = Array(" and conformance ".utf8)
+    private static let valueWitness = Array(" value witness for ".utf8)
+    private static let inWord = Array(" in ".utf8)
+    private static let discriminator = Array(" in _".utf8)
+    private static let extensionIn = Array("(extension in ".utf8)
+    private static let typeWord = Array("type ".utf8)
+    private static let ofWord = Array("of ".utf8)
+
+    // The simplification works on UTF-8 bytes: it runs once per distinct symbol, and on a batch of
+    // ten thousand symbols String's index arithmetic cost more than the DWARF lookups.
+
+    @inline(__always)
+    private static func matches(_ text: [UInt8], _ at: Int, _ end: Int, _ needle: [UInt8]) -> Bool {
+        guard end - at >= needle.count else { return false }
+        var index = 0
+        while index < needle.count {
+            if text[at + index] != needle[index] { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// The index just past the bracket group starting at `start` (`(`, `<`, `[`); `->` is an arrow.
+    private static func skipBalanced(_ text: [UInt8], from start: Int, _ end: Int) -> Int {
+        var depth = 0
+        var index = start
+        while index < end {
+            switch text[index] {
+            case UInt8(ascii: "("), UInt8(ascii: "<"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: ")"), UInt8(ascii: "]"): depth -= 1
+            case UInt8(ascii: ">"):
+                if !(index > start && text[index - 1] == UInt8(ascii: "-")) { depth -= 1 }
+            default: break
+            }
+            index += 1
+            if depth <= 0 { return index }
+        }
+        return end
+    }
+
+    /// The first occurrence of `needle` outside brackets, in `start..<end`.
+    private static func topLevelFind(_ needle: [UInt8], in text: [UInt8], _ start: Int, _ end: Int) -> Int? {
+        var depth = 0
+        var index = start
+        while index < end {
+            let byte = text[index]
+            if byte == UInt8(ascii: "(") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: "[") {
+                depth += 1
+            } else if byte == UInt8(ascii: ")") || byte == UInt8(ascii: "]") {
+                depth -= 1
+            } else if byte == UInt8(ascii: ">"), !(index > start && text[index - 1] == UInt8(ascii: "-")) {
+                depth -= 1
+            }
+            if depth == 0, byte == needle[0], matches(text, index, end, needle) { return index }
+            index += 1
+        }
+        return nil
+    }
+
     static func simplifiedSwift(_ full: String) -> String {
-        var text = Substring(full)
+        let text = Array(full.utf8)
+        var start = 0
+        var end = text.count
         var closure = false
         var changed = true
         while changed {
             changed = false
-            text = text.drop(while: { $0 == " " })
+            while start < end, text[start] == UInt8(ascii: " ") { start += 1 }
+            guard start < end else { break }
             // `(1) suspend resume partial function for X`, `(2) await resume partial function for X`
-            if text.hasPrefix("("), let range = text.range(of: " partial function for "),
-                text[..<range.lowerBound].split(separator: " ").count <= 3
-            {
-                text = text[range.upperBound...]
+            if text[start] == UInt8(ascii: "("), let found = firstIndex(of: partialFunction, in: text, start, min(end, start + 40)) {
+                start = found + partialFunction.count
                 changed = true
             }
-            for prefix in swiftPrefixes where text.hasPrefix(prefix) {
-                text = text.dropFirst(prefix.count)
+            for prefix in swiftPrefixBytes where matches(text, start, end, prefix) {
+                start += prefix.count
                 changed = true
             }
             // `generic specialization <...> of X`, `function signature specialization <...> of X`
-            for prefix in ["generic specialization ", "function signature specialization ", "generic partial specialization "]
-            where text.hasPrefix(prefix) {
-                text = text.dropFirst(prefix.count)
-                if text.hasPrefix("<") { text = text[skipBalanced(text, from: text.startIndex)...] }
-                text = text.drop(while: { $0 == " " })
-                if text.hasPrefix("of ") { text = text.dropFirst(3) }
+            for prefix in specializationPrefixes where matches(text, start, end, prefix) {
+                start += prefix.count
+                if start < end, text[start] == UInt8(ascii: "<") { start = skipBalanced(text, from: start, end) }
+                while start < end, text[start] == UInt8(ascii: " ") { start += 1 }
+                if matches(text, start, end, ofWord) { start += ofWord.count }
                 changed = true
             }
             // `closure #1 (Swift.Int) -> () in X`, `implicit closure #2 in X`
-            for prefix in ["closure #", "implicit closure #", "autoclosure #"] where text.hasPrefix(prefix) {
-                if let inRange = topLevelRange(of: " in ", in: text) {
-                    text = text[inRange.upperBound...]
+            for prefix in closurePrefixes where matches(text, start, end, prefix) {
+                if let found = topLevelFind(inWord, in: text, start, end) {
+                    start = found + inWord.count
                     closure = true
                     changed = true
                 }
             }
             // `initializeWithCopy value witness for X`: the type the witness serves.
-            if let witness = topLevelRange(of: " value witness for ", in: text) {
-                text = text[witness.upperBound...]
+            if let found = topLevelFind(valueWitness, in: text, start, end) {
+                start = found + valueWitness.count
                 changed = true
             }
-            if text.hasPrefix("type ") {  // `... accessor for type X and conformance Y`
-                text = text.dropFirst(5)
-                if let andRange = topLevelRange(of: " and conformance ", in: text) { text = text[..<andRange.lowerBound] }
+            if matches(text, start, end, typeWord) {  // `... accessor for type X and conformance Y`
+                start += typeWord.count
+                if let found = topLevelFind(andConformance, in: text, start, end) { end = found }
                 changed = true
             }
             // `X in conformance Y` (witnesses): keep X.
-            if let inRange = topLevelRange(of: " in conformance ", in: text) {
-                text = text[..<inRange.lowerBound]
+            if let found = topLevelFind(inConformance, in: text, start, end) {
+                end = found
                 changed = true
             }
         }
-        var entity = entityPath(text)
-        if entity.isEmpty { return full }
-        return (closure ? "closure in " : "") + entity.removeFirstModule()
-    }
-
-    /// `Module.Type.member(args) -> R` or `Module.Type.prop.getter : T` → path components.
-    private static func entityPath(_ text: Substring) -> [String] {
-        var components: [String] = []
-        var current = ""
-        var index = text.startIndex
-        var sawExtension = false
-        while index < text.endIndex {
-            let character = text[index]
-            switch character {
-            case "(":
-                if text[index...].hasPrefix("(extension in ") {
-                    // `(extension in Module):Swift.Array.member`: the extended type names the member.
-                    let end = skipBalanced(text, from: index)
-                    index = end
-                    if index < text.endIndex, text[index] == ":" { index = text.index(after: index) }
-                    sawExtension = true
-                    continue
-                }
-                // `(name in _0123ABCD)`: a private declaration's discriminator; the name is what counts.
-                let group = text[index..<skipBalanced(text, from: index)]
-                if let inRange = group.range(of: " in _"), !group.dropFirst().contains("(") {
-                    current += group[group.index(after: group.startIndex)..<inRange.lowerBound]
-                    index = group.endIndex
-                    continue
-                }
-                if !current.isEmpty || !components.isEmpty {
-                    // The argument list: the path ends here.
-                    if !current.isEmpty { components.append(current) }
-                    return finish(components, false)
-                }
-                index = skipBalanced(text, from: index)
-                continue
-            case "<":
-                index = skipBalanced(text, from: index)  // generic arguments
-                continue
-            case ".":
-                if !current.isEmpty { components.append(current) }
-                current = ""
-            case " ":
-                // ` : Type` after a variable or accessor, or `in`/`where` clauses: the path ends.
-                if !current.isEmpty { components.append(current) }
-                return finish(components, sawExtension)
-            default:
-                current.append(character)
-            }
-            index = text.index(after: index)
-        }
-        if !current.isEmpty { components.append(current) }
-        return finish(components, sawExtension)
-    }
-
-    private static func finish(_ components: [String], _ sawExtension: Bool) -> [String] {
-        var components = components
+        var components = entityPath(text, start, end)
+        if components.isEmpty { return full }
         // Accessors fold into their property: `ThreadView.body.getter` → `ThreadView.body`.
         if components.count >= 3, let last = components.last, accessors.contains(last), last != "init" {
             components.removeLast()
@@ -217,43 +227,70 @@ public enum SwiftNames {
             if last == "__allocating_init" { components[components.count - 1] = "init" }
             if last == "__deallocating_deinit" { components[components.count - 1] = "deinit" }
         }
-        return components
+        // Drop the module when a type or member follows it.
+        let kept = components.count >= 2 ? components.dropFirst() : components[...]
+        return (closure ? "closure in " : "") + kept.joined(separator: ".")
     }
 
-    /// The index just past the bracket group starting at `start` (`(`, `<`, `[`).
-    private static func skipBalanced(_ text: Substring, from start: Substring.Index) -> Substring.Index {
-        var depth = 0
+    private static func firstIndex(of needle: [UInt8], in text: [UInt8], _ start: Int, _ end: Int) -> Int? {
         var index = start
-        while index < text.endIndex {
-            switch text[index] {
-            case "(", "<", "[": depth += 1
-            case ")", ">", "]":
-                // `->` is an arrow, not a closing bracket.
-                if text[index] == ">", index > text.startIndex, text[text.index(before: index)] == "-" { break }
-                depth -= 1
-            default: break
-            }
-            index = text.index(after: index)
-            if depth <= 0 { return index }
-        }
-        return text.endIndex
-    }
-
-    /// The first occurrence of `needle` outside brackets.
-    private static func topLevelRange(of needle: String, in text: Substring) -> Range<Substring.Index>? {
-        var depth = 0
-        var index = text.startIndex
-        while index < text.endIndex {
-            let character = text[index]
-            if character == "(" || character == "<" || character == "[" { depth += 1 }
-            if character == ")" || character == "]" { depth -= 1 }
-            if character == ">", !(index > text.startIndex && text[text.index(before: index)] == "-") { depth -= 1 }
-            if depth == 0, text[index...].hasPrefix(needle) {
-                return index..<text.index(index, offsetBy: needle.count)
-            }
-            index = text.index(after: index)
+        while index < end {
+            if text[index] == needle[0], matches(text, index, text.count, needle) { return index }
+            index += 1
         }
         return nil
+    }
+
+    /// `Module.Type.member(args) -> R` or `Module.Type.prop.getter : T` → path components.
+    private static func entityPath(_ text: [UInt8], _ start: Int, _ end: Int) -> [String] {
+        var components: [String] = []
+        var current: [UInt8] = []
+        var index = start
+        func flush() {
+            if !current.isEmpty { components.append(String(decoding: current, as: UTF8.self)) }
+            current.removeAll(keepingCapacity: true)
+        }
+        while index < end {
+            let byte = text[index]
+            switch byte {
+            case UInt8(ascii: "("):
+                if matches(text, index, end, extensionIn) {
+                    // `(extension in Module):Swift.Array.member`: the extended type names the member.
+                    index = skipBalanced(text, from: index, end)
+                    if index < end, text[index] == UInt8(ascii: ":") { index += 1 }
+                    continue
+                }
+                // `(name in _0123ABCD)`: a private declaration's discriminator; the name is what counts.
+                let groupEnd = skipBalanced(text, from: index, end)
+                if let found = firstIndex(of: discriminator, in: text, index + 1, groupEnd),
+                    !text[(index + 1)..<groupEnd].contains(UInt8(ascii: "("))
+                {
+                    current.append(contentsOf: text[(index + 1)..<found])
+                    index = groupEnd
+                    continue
+                }
+                if !current.isEmpty || !components.isEmpty {
+                    flush()  // the argument list: the path ends here
+                    return components
+                }
+                index = groupEnd
+                continue
+            case UInt8(ascii: "<"):
+                index = skipBalanced(text, from: index, end)  // generic arguments
+                continue
+            case UInt8(ascii: "."):
+                flush()
+            case UInt8(ascii: " "):
+                // ` : Type` after a variable or accessor, or `in`/`where` clauses: the path ends.
+                flush()
+                return components
+            default:
+                current.append(byte)
+            }
+            index += 1
+        }
+        flush()
+        return components
     }
 
     // MARK: - C++
@@ -267,7 +304,6 @@ public enum SwiftNames {
         }
         // Cut the argument list: the first top-level `(` after a name character.
         var depth = 0
-        var end = text.endIndex
         var index = text.startIndex
         var plain = ""
         while index < text.endIndex {
@@ -278,26 +314,16 @@ public enum SwiftNames {
                     index = text.index(index, offsetBy: "(anonymous namespace)".count)
                     continue
                 }
-                end = index
                 break
             } else if depth == 0 {
                 plain.append(character)
             }
             index = text.index(after: index)
         }
-        _ = end
         // A return type may precede the name (`void ns::f`): keep what follows the last space.
         if let space = plain.lastIndex(of: " "), !plain.hasSuffix(" ") { plain = String(plain[plain.index(after: space)...]) }
         let parts = plain.components(separatedBy: "::").filter { !$0.isEmpty }
         guard !parts.isEmpty else { return full }
         return parts.suffix(2).joined(separator: ".")
-    }
-}
-
-extension Array where Element == String {
-    /// Drops the module (the first component) when there is a type or member after it.
-    fileprivate func removeFirstModule() -> String {
-        if count >= 2 { return dropFirst().joined(separator: ".") }
-        return joined(separator: ".")
     }
 }

@@ -20,18 +20,18 @@ import Testing
         let crash = try #require(result.rows[0].stack)
         #expect(crash.count == 15)
         #expect(crash[0] == StackFrame(image: "libswiftCore.dylib", uuid: swiftCoreUUID, offset: 0x3F8A4))
-        #expect(crash[1] == StackFrame(image: "YuiApp", uuid: appUUID, offset: 0x3A2F4))
+        #expect(crash[1] == StackFrame(image: "YuiApp", uuid: appUUID, offset: 0x4110))
         #expect(crash.last?.image == "dyld")
         // The second crash is on another thread (the third call stack).
         let second = try #require(result.rows[1].stack)
         #expect(second.first?.image == "libobjc.A.dylib")
-        #expect(second[1] == StackFrame(image: "YuiApp", uuid: appUUID, offset: 0x4C2E0))
+        #expect(second[1] == StackFrame(image: "YuiApp", uuid: appUUID, offset: 0x40B0))
 
         // Hang: a sample tree rooted at dyld's start; the heaviest path, innermost first.
         let hang = try #require(result.rows[2].stack)
         #expect(hang.map(\.offset) == [
-            0x3A1B4, 0x4C2E0, 0x3A2F4, 0x21B70, 0x1A2B40, 0x2D4C18, 0x2F1D44, 0x36A0C, 0x36C10, 0x37B70, 0x1354, 0x3E5B2C,
-            0x3E5728, 0x8A1C, 0x5E4C,
+            0x3A1B4, 0x40B0, 0x4110, 0x41D0, 0x1A2B40, 0x2D4C18, 0x2F1D44, 0x36A0C, 0x36C10, 0x37B70, 0x1354, 0x3E5B2C,
+            0x3E5728, 0x4038, 0x5E4C,
         ])
         #expect(hang.first?.image == "libswiftCore.dylib")
         #expect(hang.last?.image == "dyld")
@@ -46,7 +46,7 @@ import Testing
         #expect(try result.row("launch_diag").value == 3.12)  // "3120 ms" in seconds
         // CPU: aggregated tree (no threadAttributed), heaviest path: pthread → Foundation → app → app → libc.
         let cpu = try #require(try result.row("cpu_exception").stack)
-        #expect(cpu.map(\.offset) == [0x2A5C, 0x5E7A8, 0x5D310, 0x8D2C4, 0x1488])
+        #expect(cpu.map(\.offset) == [0x2A5C, 0x4154, 0x406C, 0x8D2C4, 0x1488])
     }
 
     /// iOS 14/15 wrote the image's load address in offsetIntoBinaryTextSegment; the offsets must
@@ -60,7 +60,7 @@ import Testing
         #expect(hang == current)
         let crash = try #require(try old.row("crash").stack)
         #expect(crash[0] == StackFrame(image: "libsystem_kernel.dylib", uuid: kernelUUID, offset: 0x7E3C))
-        #expect(crash.contains(StackFrame(image: "YuiApp", uuid: appUUID, offset: 0x3A2F4)))
+        #expect(crash.contains(StackFrame(image: "YuiApp", uuid: appUUID, offset: 0x4110)))
         #expect(try old.row("hang").value == 20)  // "20 secs."
         #expect(try old.row("disk_write").value == 2000.0 / 1_048_576)  // "2,000 byte"
     }
@@ -121,7 +121,7 @@ import Testing
         #expect(single.succeeded)
         #expect(single.rows.map(\.name) == ["hang"])
         #expect(single.rows[0].low_power == true)
-        #expect(single.rows[0].app_build == 131)
+        #expect(single.rows[0].app_build == 130)
 
         // A frame without binaryName and with a garbage UUID still gives image/uuid null, offset kept.
         let bare = "{ \"address\" : \(appLoad + 0x44), \"offsetIntoBinaryTextSegment\" : 68, \"binaryUUID\" : \"not-a-uuid\" }"

@@ -1,5 +1,0 @@
-import Testing
-
-@Suite struct PayloadToolSmoke {
-    @Test func builds() { #expect(Bool(true)) }
-}

@@ -1,5 +1,0 @@
-import Testing
-
-@Suite struct StackSymbolizeSmoke {
-    @Test func builds() { #expect(Bool(true)) }
-}

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+@testable import StackSymbolize
+
+/// The warm path: answers from the on-disk index equal the debug file's, and the index follows
+/// the debug file when it changes.
+@Suite struct SymbolIndexTests {
+    let folder: URL
+    let debugFile: String
+    let indexFolder: String
+    let stack: [FrameRequest]
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("yui-sym-index-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let original = try Fixtures.path("builds/130/YuiApp.app.dSYM/Contents/Resources/DWARF/YuiApp")
+        debugFile = folder.appendingPathComponent("YuiApp").path
+        try FileManager.default.copyItem(atPath: original, toPath: debugFile)
+        indexFolder = folder.appendingPathComponent("index").path
+        let build = try #require(try Fixtures.appTable().builds["130"])
+        // Every function start, and each call's return address as a caller frame.
+        stack =
+            build.functions.map { FrameRequest(image: "YuiApp", uuid: build.uuid, offset: $0.start_offset, isReturnAddress: false) }
+            + build.functions.flatMap { function in
+                function.calls.map { FrameRequest(image: "YuiApp", uuid: build.uuid, offset: $0.return_offset, isReturnAddress: true) }
+            }
+            + [FrameRequest(image: "YuiApp", uuid: build.uuid, offset: 0x10, isReturnAddress: false)]
+    }
+
+    func indexFiles() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: indexFolder).sorted()
+    }
+
+    @Test func indexAnswersAsTheDebugFileDoes() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let direct = try BuildSymbolizer(debugFiles: [debugFile]).symbolicate(stack)
+        let building = try BuildSymbolizer(debugFiles: [debugFile], indexFolder: indexFolder).symbolicate(stack)
+        let reading = try BuildSymbolizer(debugFiles: [debugFile], indexFolder: indexFolder).symbolicate(stack)
+        #expect(building == direct)
+        #expect(reading == direct)
+        let files = try indexFiles()
+        #expect(files.count == 1)
+        #expect(files.allSatisfy { $0.hasSuffix(".yuisym") && $0.hasPrefix("4C4C4C4C-5555-3144-A1B2-000000000130-") })
+    }
+
+    @Test func changedDebugFileGetsANewIndex() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try BuildSymbolizer(debugFiles: [debugFile], indexFolder: indexFolder).symbolicate(stack)
+        let later = Date(timeIntervalSinceNow: 60)
+        try FileManager.default.setAttributes([.modificationDate: later], ofItemAtPath: debugFile)
+        let answers = try BuildSymbolizer(debugFiles: [debugFile], indexFolder: indexFolder).symbolicate(stack)
+        #expect(try indexFiles().count == 2)
+        #expect(answers == (try BuildSymbolizer(debugFiles: [debugFile]).symbolicate(stack)))
+    }
+
+    @Test func corruptIndexIsRebuilt() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try BuildSymbolizer(debugFiles: [debugFile], indexFolder: indexFolder).symbolicate(stack)
+        let path = (indexFolder as NSString).appendingPathComponent(try #require(try indexFiles().first))
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: path))
+        #expect(throws: SymbolizeError.self) { try SymbolIndex(path: path) }
+        let answers = try BuildSymbolizer(debugFiles: [debugFile], indexFolder: indexFolder).symbolicate(stack)
+        #expect(answers == (try BuildSymbolizer(debugFiles: [debugFile]).symbolicate(stack)))
+        #expect(try indexFiles().count == 1)
+    }
+}
