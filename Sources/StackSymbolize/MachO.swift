@@ -225,7 +225,7 @@ enum MachOReader {
             throw SymbolizeError(
                 path: view.path, "segment \(segmentName) at byte \(cursor) lists \(sectionCount) sections past its command")
         }
-        guard slice.sectionSegments.count + sectionCount <= maxSections else {
+        guard slice.sections.count + sectionCount <= maxSections else {
             throw SymbolizeError(
                 path: view.path,
                 "segment \(segmentName) at byte \(cursor) brings the slice past \(maxSections) sections (a symbol's section number is one byte)")
