@@ -309,7 +309,8 @@ enum MachOReader {
             guard value >= owner.address, value - owner.address < owner.size else { continue }
             var start = base + table.stringsOffset + Int(nameOffset)
             if view.bytes[start] == UInt8(ascii: "_") { start += 1 }  // Mach-O's extra leading underscore
-            result.append(SymbolEntry(address: value, size: owner.address + owner.size - value, nameOffset: start))
+            // What is left of the section past the symbol; `address + size` itself may pass 2^64 in a hostile file.
+            result.append(SymbolEntry(address: value, size: owner.size - (value - owner.address), nameOffset: start))
         }
         result.sort { $0.address < $1.address }
         for index in result.indices.dropLast() {
