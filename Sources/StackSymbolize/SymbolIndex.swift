@@ -393,7 +393,8 @@ final class SymbolIndex {
             current = u32(at + 12)
             steps += 1
         }
-        let result = RawLookup(source: .dwarf, frames: frames, functionStart: start)
+        // 0 is what the builder stores when no function or symbol gave a start (a line row alone).
+        let result = RawLookup(source: .dwarf, frames: frames, functionStart: start == 0 ? nil : start)
         answers[Int(location)] = result
         return result
     }
