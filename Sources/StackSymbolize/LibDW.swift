@@ -214,7 +214,9 @@ final class DwarfReader {
         var unitDIE = Dwarf_Die()
         guard dwarf_offdie(dwarf, unitDIEOffset, &unitDIE) != nil else { return unit }
         readLines(of: &unitDIE, wanted: wanted, into: &unit)
-        readScopes(of: &unitDIE, wanted: wanted, into: &unit)
+        if !readScopesFromBytes(of: &unitDIE, wanted: wanted, into: &unit) {
+            readScopes(of: &unitDIE, wanted: wanted, into: &unit)
+        }
         unit.topLevel.sort { $0.low < $1.low }
         return unit
     }
@@ -320,6 +322,113 @@ final class DwarfReader {
             result.append(byte)
         }
         return String(decoding: result, as: UTF8.self)
+    }
+
+    /// `.debug_info` and `.debug_abbrev` as stored (nil when compressed or absent), found once.
+    private lazy var rawSections: (info: UnsafeRawBufferPointer, abbrev: UnsafeRawBufferPointer)? = {
+        guard let elf else { return nil }
+        var namesIndex = 0
+        guard elf_getshdrstrndx(elf, &namesIndex) == 0 else { return nil }
+        var info: UnsafeRawBufferPointer?
+        var abbrev: UnsafeRawBufferPointer?
+        var section: OpaquePointer? = elf_nextscn(elf, nil)
+        while let current = section {
+            var header = GElf_Shdr()
+            if gelf_getshdr(current, &header) != nil, header.sh_type == UInt32(SHT_PROGBITS),
+                header.sh_flags & UInt64(SHF_COMPRESSED) == 0, let namePointer = elf_strptr(elf, namesIndex, Int(header.sh_name))
+            {
+                let name = String(cString: namePointer)
+                if name == ".debug_info" || name == ".debug_abbrev", let data = elf_getdata(current, nil), let buffer = data.pointee.d_buf {
+                    let bytes = UnsafeRawBufferPointer(start: buffer, count: Int(data.pointee.d_size))
+                    if name == ".debug_info" { info = bytes } else { abbrev = bytes }
+                }
+            }
+            section = elf_nextscn(elf, current)
+        }
+        guard let info, let abbrev else { return nil }
+        return (info, abbrev)
+    }()
+
+    /// `readScopes` with the tree walked over the section bytes (see `DIECursor`): libdw is asked
+    /// only about DIEs that may have code. Returns false, leaving `unit` alone, when the bytes are
+    /// not the ones libdw reads or anything could not be decoded; the caller then walks with libdw.
+    private func readScopesFromBytes(of unitDIE: inout Dwarf_Die, wanted: [UInt64]?, into unit: inout DecodedUnit) -> Bool {
+        guard let sections = rawSections, let infoBase = sections.info.baseAddress else { return false }
+        let dieOffset = Int(dwarf_dieoffset(&unitDIE))
+        let inUnit = Int(dwarf_cuoffset(&unitDIE))
+        // libdw must be reading these very bytes (not a decompressed copy), or offsets mean nothing.
+        guard dieOffset >= inUnit, dieOffset < sections.info.count, UnsafeRawPointer(unitDIE.addr) == infoBase + dieOffset,
+            var cursor = DIECursor(info: sections.info, abbrev: sections.abbrev, unitStart: dieOffset - inUnit)
+        else { return false }
+        var scratch = unit
+        guard let child = cursor.firstChild(of: dieOffset) else { return !cursor.failed }
+        var pending: [(offset: Int, parent: Int32)] = [(child, -1)]
+        var lastChild: [Int32: Int32] = [:]
+        while let (first, parent) = pending.popLast() {
+            var offset = first
+            while true {
+                guard let entry = cursor.entry(at: offset) else { return false }
+                switch entry.tag {
+                case UInt32(DW_TAG_subprogram), UInt32(DW_TAG_inlined_subroutine):
+                    // Without DW_AT_low_pc or DW_AT_ranges there is no code, so no range either.
+                    guard entry.mayHaveCode else { break }
+                    var die = unitDIE
+                    die.addr = UnsafeMutableRawPointer(mutating: infoBase + offset)
+                    die.abbrev = nil
+                    let ranges = Self.ranges(of: &die)
+                    if ranges.isEmpty { break }
+                    let isInlined = entry.tag == UInt32(DW_TAG_inlined_subroutine)
+                    var callFile: Int32 = -1
+                    var callLine: Int32 = 0
+                    if isInlined {
+                        var attribute = Dwarf_Attribute()
+                        var value: Dwarf_Word = 0
+                        if dwarf_attr(&die, UInt32(DW_AT_call_file), &attribute) != nil,
+                            dwarf_formudata(&attribute, &value) == 0
+                        {
+                            callFile = Int32(truncatingIfNeeded: value)
+                        }
+                        if dwarf_attr(&die, UInt32(DW_AT_call_line), &attribute) != nil,
+                            dwarf_formudata(&attribute, &value) == 0
+                        {
+                            callLine = Int32(truncatingIfNeeded: value)
+                        }
+                    }
+                    let node = Int32(scratch.nodes.count)
+                    scratch.nodes.append(
+                        ScopeNode(
+                            dieOffset: UInt64(offset), parent: parent, isInlined: isInlined,
+                            callFile: callFile, callLine: callLine, rangeStart: Int32(scratch.nodeRanges.count),
+                            rangeCount: Int32(ranges.count)))
+                    scratch.nodeRanges.append(contentsOf: ranges)
+                    if parent >= 0 {
+                        if let previous = lastChild[parent] {
+                            scratch.nodes[Int(previous)].nextSibling = node
+                        } else {
+                            scratch.nodes[Int(parent)].firstChild = node
+                        }
+                        lastChild[parent] = node
+                    } else {
+                        for range in ranges { scratch.topLevel.append((range.low, range.high, node)) }
+                    }
+                    if wanted == nil || Self.holdsWanted(ranges, wanted!), let inner = cursor.firstChild(of: offset) {
+                        pending.append((inner, node))
+                    }
+                case UInt32(DW_TAG_lexical_block), UInt32(DW_TAG_namespace), UInt32(DW_TAG_module),
+                    UInt32(DW_TAG_structure_type), UInt32(DW_TAG_class_type), UInt32(DW_TAG_union_type),
+                    UInt32(DW_TAG_try_block), UInt32(DW_TAG_catch_block):
+                    if let inner = cursor.firstChild(of: offset) { pending.append((inner, parent)) }
+                default:
+                    break
+                }
+                if cursor.failed { return false }
+                guard let next = cursor.nextSibling(of: offset) else { break }
+                offset = next
+            }
+            if cursor.failed { return false }
+        }
+        unit = scratch
+        return true
     }
 
     private func readScopes(of unitDIE: inout Dwarf_Die, wanted: [UInt64]?, into unit: inout DecodedUnit) {

@@ -1,0 +1,300 @@
+// Walking a unit's DIE tree over the raw `.debug_info` and `.debug_abbrev` bytes.
+//
+// Why: libdw takes a reader lock on its abbreviation table for every DIE it visits
+// (`dwarf_siblingof`, `dwarf_tag`), and skipping a DIE's children to reach its sibling visits every
+// one of them. On sourcekit-lsp that walk was over a third of a cold batch's time, a fifth of it in
+// `pthread_rwlock_*`. Here a sibling is reached by skipping attributes by form, with the unit's
+// abbreviations decoded once into arrays. Only DIEs that may have code are handed back to libdw.
+//
+// Every read is bounds-checked; anything unexpected (an unknown form, a truncated unit) makes the
+// cursor report failure and the caller falls back to libdw's walk.
+
+/// One abbreviation: tag, children flag and its attribute specifications.
+struct AbbreviationTable {
+    struct Entry {
+        var tag: UInt32 = 0
+        var hasChildren = false
+        /// Range into `specs`.
+        var specStart: Int32 = 0
+        var specEnd: Int32 = 0
+        /// `DW_AT_low_pc` or `DW_AT_ranges` present: the DIE may cover code.
+        var mayHaveCode = false
+        var isValid = false
+    }
+
+    /// (attribute, form, implicit constant) of every entry, flat.
+    var specNames: [UInt32] = []
+    var specForms: [UInt32] = []
+    var entries: [Entry] = []
+
+    /// Decodes the abbreviations at `offset` of `bytes` (codes are small and dense in practice; a
+    /// code over 1,000,000 fails the decode).
+    init?(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+        var reader = ByteReader(bytes, at: offset)
+        while true {
+            guard let code = reader.uleb() else { return nil }
+            if code == 0 { break }
+            guard code < 1_000_000, let tag = reader.uleb(), let children = reader.u8() else { return nil }
+            var entry = Entry()
+            entry.tag = UInt32(truncatingIfNeeded: tag)
+            entry.hasChildren = children != 0
+            entry.specStart = Int32(specNames.count)
+            while true {
+                guard let name = reader.uleb(), let form = reader.uleb() else { return nil }
+                if name == 0 && form == 0 { break }
+                if form == 0x21 { guard reader.sleb() != nil else { return nil } }  // DW_FORM_implicit_const
+                if name == 0x11 || name == 0x55 { entry.mayHaveCode = true }
+                specNames.append(UInt32(truncatingIfNeeded: name))
+                specForms.append(UInt32(truncatingIfNeeded: form))
+            }
+            entry.specEnd = Int32(specNames.count)
+            entry.isValid = true
+            let index = Int(code)
+            if index >= entries.count { entries.append(contentsOf: repeatElement(Entry(), count: index + 1 - entries.count)) }
+            entries[index] = entry
+        }
+    }
+}
+
+/// Little-endian reads with bounds checks; `nil` past the end.
+struct ByteReader {
+    let bytes: UnsafeRawBufferPointer
+    var position: Int
+
+    init(_ bytes: UnsafeRawBufferPointer, at position: Int) {
+        self.bytes = bytes
+        self.position = position
+    }
+
+    @inline(__always) mutating func u8() -> UInt8? {
+        guard position >= 0, position < bytes.count else { return nil }
+        defer { position += 1 }
+        return bytes[position]
+    }
+
+    @inline(__always) mutating func skip(_ count: Int) -> Bool {
+        guard count >= 0, position + count <= bytes.count else { return false }
+        position += count
+        return true
+    }
+
+    @inline(__always) mutating func fixed(_ size: Int) -> UInt64? {
+        guard position >= 0, position + size <= bytes.count else { return nil }
+        var value: UInt64 = 0
+        for index in 0..<size { value |= UInt64(bytes[position + index]) << (8 * UInt64(index)) }
+        position += size
+        return value
+    }
+
+    @inline(__always) mutating func uleb() -> UInt64? {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard let byte = u8() else { return nil }
+            if shift < 64 { value |= UInt64(byte & 0x7f) << shift }
+            if byte & 0x80 == 0 { return value }
+            shift += 7
+        }
+    }
+
+    @inline(__always) mutating func sleb() -> Int64? {
+        var value: Int64 = 0
+        var shift: Int64 = 0
+        while true {
+            guard let byte = u8() else { return nil }
+            if shift < 64 { value |= Int64(byte & 0x7f) << shift }
+            shift += 7
+            if byte & 0x80 == 0 {
+                if shift < 64, byte & 0x40 != 0 { value |= -(Int64(1) << shift) }
+                return value
+            }
+        }
+    }
+
+    mutating func cString() -> Bool {
+        while true {
+            guard let byte = u8() else { return false }
+            if byte == 0 { return true }
+        }
+    }
+}
+
+/// A cursor over the DIEs of one unit.
+struct DIECursor {
+    let info: UnsafeRawBufferPointer
+    let abbreviations: AbbreviationTable
+    /// Offset of the unit header in `info`, and of the byte after the unit.
+    let unitStart: Int
+    let unitEnd: Int
+    let addressSize: Int
+    let offsetSize: Int
+    /// Set when something could not be read: the caller must not trust this walk.
+    private(set) var failed = false
+
+    /// Reads the unit header at `unitStart` (DWARF 2 to 5).
+    init?(info: UnsafeRawBufferPointer, abbrev: UnsafeRawBufferPointer, unitStart: Int) {
+        var reader = ByteReader(info, at: unitStart)
+        guard var length = reader.fixed(4) else { return nil }
+        var offsetSize = 4
+        if length == 0xffff_ffff {
+            guard let long = reader.fixed(8) else { return nil }
+            length = long
+            offsetSize = 8
+        }
+        guard length < UInt64(info.count) else { return nil }
+        let unitEnd = reader.position + Int(length)
+        guard unitEnd <= info.count, let version = reader.fixed(2), (2...5).contains(version) else { return nil }
+        let abbrevOffset: UInt64
+        let addressSize: UInt8
+        if version >= 5 {
+            guard let unitType = reader.u8(), let size = reader.u8(), let offset = reader.fixed(offsetSize) else { return nil }
+            guard unitType == 1 || unitType == 3 else { return nil }  // DW_UT_compile, DW_UT_partial only
+            addressSize = size
+            abbrevOffset = offset
+        } else {
+            guard let offset = reader.fixed(offsetSize), let size = reader.u8() else { return nil }
+            addressSize = size
+            abbrevOffset = offset
+        }
+        guard addressSize == 4 || addressSize == 8, abbrevOffset < UInt64(abbrev.count),
+            let table = AbbreviationTable(abbrev, at: Int(abbrevOffset))
+        else { return nil }
+        self.info = info
+        self.abbreviations = table
+        self.unitStart = unitStart
+        self.unitEnd = unitEnd
+        self.addressSize = Int(addressSize)
+        self.offsetSize = offsetSize
+        if version == 2 { return nil }  // DW_FORM_ref_addr is address-sized there; not worth a case.
+    }
+
+    /// The DIE at `offset`: its abbreviation entry, or `nil` for a null entry (end of siblings) or
+    /// a failure.
+    @inline(__always) mutating func entry(at offset: Int) -> AbbreviationTable.Entry? {
+        guard offset < unitEnd else {
+            failed = true
+            return nil
+        }
+        var reader = ByteReader(info, at: offset)
+        guard let code = reader.uleb() else {
+            failed = true
+            return nil
+        }
+        if code == 0 { return nil }
+        guard code < UInt64(abbreviations.entries.count), abbreviations.entries[Int(code)].isValid else {
+            failed = true
+            return nil
+        }
+        return abbreviations.entries[Int(code)]
+    }
+
+    /// The offset just past the DIE's attributes (its first child, when it has children), and its
+    /// `DW_AT_sibling` when it has one.
+    mutating func attributesEnd(of offset: Int) -> (end: Int, sibling: Int?)? {
+        var reader = ByteReader(info, at: offset)
+        guard let code = reader.uleb(), code > 0, code < UInt64(abbreviations.entries.count) else {
+            failed = true
+            return nil
+        }
+        let entry = abbreviations.entries[Int(code)]
+        var sibling: Int?
+        for spec in Int(entry.specStart)..<Int(entry.specEnd) {
+            var form = UInt64(abbreviations.specForms[spec])
+            let isSibling = abbreviations.specNames[spec] == 0x01
+            if form == 0x16 {  // DW_FORM_indirect
+                guard let actual = reader.uleb() else { failed = true; return nil }
+                form = actual
+            }
+            var ok = true
+            switch form {
+            case 0x11, 0x12, 0x13, 0x14, 0x15:  // ref1, ref2, ref4, ref8, ref_udata
+                let value: UInt64?
+                switch form {
+                case 0x11: value = reader.fixed(1)
+                case 0x12: value = reader.fixed(2)
+                case 0x13: value = reader.fixed(4)
+                case 0x14: value = reader.fixed(8)
+                default: value = reader.uleb()
+                }
+                if let value { if isSibling, value < UInt64(unitEnd - unitStart) { sibling = unitStart + Int(value) } } else { ok = false }
+            case 0x01: ok = reader.skip(addressSize)  // addr
+            case 0x0b, 0x0c, 0x25, 0x29: ok = reader.skip(1)  // data1, flag, strx1, addrx1
+            case 0x05, 0x26, 0x2a: ok = reader.skip(2)  // data2, strx2, addrx2
+            case 0x27, 0x2b: ok = reader.skip(3)  // strx3, addrx3
+            case 0x06, 0x28, 0x2c, 0x1c: ok = reader.skip(4)  // data4, strx4, addrx4, ref_sup4
+            case 0x07, 0x20, 0x24: ok = reader.skip(8)  // data8, ref_sig8, ref_sup8
+            case 0x1e: ok = reader.skip(16)  // data16
+            case 0x0e, 0x10, 0x17, 0x1d, 0x1f, 0x1f20, 0x1f21: ok = reader.skip(offsetSize)  // strp, ref_addr, sec_offset, strp_sup, line_strp, GNU alt
+            case 0x0d: ok = reader.sleb() != nil  // sdata
+            case 0x0f, 0x1a, 0x1b, 0x22, 0x23, 0x1f01, 0x1f02: ok = reader.uleb() != nil  // udata, strx, addrx, loclistx, rnglistx, GNU index
+            case 0x19, 0x21: break  // flag_present, implicit_const
+            case 0x08: ok = reader.cString()  // string
+            case 0x0a: ok = reader.fixed(1).map { reader.skip(Int($0)) } ?? false  // block1
+            case 0x03: ok = reader.fixed(2).map { reader.skip(Int($0)) } ?? false  // block2
+            case 0x04: ok = reader.fixed(4).map { reader.skip(Int($0)) } ?? false  // block4
+            case 0x09, 0x18:  // block, exprloc
+                if let length = reader.uleb(), length < UInt64(info.count) { ok = reader.skip(Int(length)) } else { ok = false }
+            default: ok = false
+            }
+            guard ok else {
+                failed = true
+                return nil
+            }
+        }
+        guard reader.position <= unitEnd else {
+            failed = true
+            return nil
+        }
+        return (reader.position, sibling)
+    }
+
+    /// The DIE's first child's offset, `nil` when it has none.
+    mutating func firstChild(of offset: Int) -> Int? {
+        guard let parent = entry(at: offset), parent.hasChildren, let (end, _) = attributesEnd(of: offset) else { return nil }
+        return entry(at: end) == nil ? nil : end
+    }
+
+    /// The DIE's next sibling's offset, `nil` at the end of its siblings. Children are skipped
+    /// (through `DW_AT_sibling` when present).
+    mutating func nextSibling(of offset: Int) -> Int? {
+        guard let first = entry(at: offset), let (end, sibling) = attributesEnd(of: offset) else { return nil }
+        var position = end
+        if first.hasChildren {
+            if let sibling, sibling > offset {
+                position = sibling
+            } else {
+                // Skip the subtree: each null entry closes one level.
+                var depth = 1
+                while depth > 0 {
+                    guard position < unitEnd else {
+                        failed = true
+                        return nil
+                    }
+                    var reader = ByteReader(info, at: position)
+                    guard let code = reader.uleb() else {
+                        failed = true
+                        return nil
+                    }
+                    if code == 0 {
+                        depth -= 1
+                        position = reader.position
+                        continue
+                    }
+                    guard let inner = entry(at: position), let (next, jump) = attributesEnd(of: position) else { return nil }
+                    if inner.hasChildren {
+                        if let jump, jump > position {
+                            position = jump
+                        } else {
+                            depth += 1
+                            position = next
+                        }
+                    } else {
+                        position = next
+                    }
+                }
+            }
+        }
+        guard position < unitEnd else { return nil }  // The unit DIE's children end with the unit.
+        return entry(at: position) == nil ? nil : position
+    }
+}
