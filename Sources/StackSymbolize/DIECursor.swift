@@ -20,12 +20,79 @@ struct AbbreviationTable {
         /// `DW_AT_low_pc` or `DW_AT_ranges` present: the DIE may cover code.
         var mayHaveCode = false
         var isValid = false
+        /// Range into `ops`.
+        var opStart: Int32 = 0
+        var opEnd: Int32 = 0
     }
 
-    /// (attribute, form, implicit constant) of every entry, flat.
+    /// (attribute, form) of every entry, flat.
     var specNames: [UInt32] = []
     var specForms: [UInt32] = []
     var entries: [Entry] = []
+    /// Per entry (`opStart..<opEnd`), how to skip its attributes: runs of fixed-size forms merged
+    /// into one skip, so most DIEs are passed over with a few additions.
+    var ops: [SkipOp] = []
+
+    enum SkipOp {
+        case fixed(Int)
+        case uleb
+        case sleb
+        case cString
+        case block1, block2, block4, blockULEB
+        /// An attribute whose form has an operand size depending on the unit (address, offset).
+        case addressSized, offsetSized
+        /// `DW_AT_sibling` with this form (ref1...ref_udata): read, not just skipped.
+        case sibling(UInt32)
+        case indirect
+        case unknown
+    }
+
+    static func op(form: UInt64, isSibling: Bool) -> SkipOp {
+        if isSibling, (0x11...0x15).contains(form) { return .sibling(UInt32(form)) }
+        switch form {
+        case 0x01: return .addressSized
+        case 0x0b, 0x0c, 0x25, 0x29, 0x11: return .fixed(1)
+        case 0x05, 0x26, 0x2a, 0x12: return .fixed(2)
+        case 0x27, 0x2b: return .fixed(3)
+        case 0x06, 0x28, 0x2c, 0x1c, 0x13: return .fixed(4)
+        case 0x07, 0x20, 0x24, 0x14: return .fixed(8)
+        case 0x1e: return .fixed(16)
+        case 0x0e, 0x10, 0x17, 0x1d, 0x1f, 0x1f20, 0x1f21: return .offsetSized
+        case 0x0d: return .sleb
+        case 0x0f, 0x1a, 0x1b, 0x22, 0x23, 0x1f01, 0x1f02, 0x15: return .uleb
+        case 0x19, 0x21: return .fixed(0)
+        case 0x08: return .cString
+        case 0x0a: return .block1
+        case 0x03: return .block2
+        case 0x04: return .block4
+        case 0x09, 0x18: return .blockULEB
+        case 0x16: return .indirect
+        default: return .unknown
+        }
+    }
+
+    /// Turns address- and offset-sized operands into fixed skips and merges runs of them.
+    mutating func compile(addressSize: Int, offsetSize: Int) {
+        ops = []
+        for index in entries.indices where entries[index].isValid {
+            entries[index].opStart = Int32(ops.count)
+            var run = 0
+            for spec in Int(entries[index].specStart)..<Int(entries[index].specEnd) {
+                var op = Self.op(form: UInt64(specForms[spec]), isSibling: specNames[spec] == 0x01)
+                if case .addressSized = op { op = .fixed(addressSize) }
+                if case .offsetSized = op { op = .fixed(offsetSize) }
+                if case .fixed(let size) = op {
+                    run += size
+                    continue
+                }
+                if run > 0 { ops.append(.fixed(run)) }
+                run = 0
+                ops.append(op)
+            }
+            if run > 0 { ops.append(.fixed(run)) }
+            entries[index].opEnd = Int32(ops.count)
+        }
+    }
 
     /// Decodes the abbreviations at `offset` of `bytes` (codes are small and dense in practice; a
     /// code over 1,000,000 fails the decode).
@@ -122,7 +189,7 @@ struct ByteReader {
 /// A cursor over the DIEs of one unit.
 struct DIECursor {
     let info: UnsafeRawBufferPointer
-    let abbreviations: AbbreviationTable
+    var abbreviations: AbbreviationTable
     /// Offset of the unit header in `info`, and of the byte after the unit.
     let unitStart: Int
     let unitEnd: Int
@@ -165,6 +232,7 @@ struct DIECursor {
         self.unitEnd = unitEnd
         self.addressSize = Int(addressSize)
         self.offsetSize = offsetSize
+        abbreviations.compile(addressSize: Int(addressSize), offsetSize: offsetSize)
         if version == 2 { return nil }  // DW_FORM_ref_addr is address-sized there; not worth a case.
     }
 
@@ -198,16 +266,29 @@ struct DIECursor {
         }
         let entry = abbreviations.entries[Int(code)]
         var sibling: Int?
-        for spec in Int(entry.specStart)..<Int(entry.specEnd) {
-            var form = UInt64(abbreviations.specForms[spec])
-            let isSibling = abbreviations.specNames[spec] == 0x01
-            if form == 0x16 {  // DW_FORM_indirect
-                guard let actual = reader.uleb() else { failed = true; return nil }
-                form = actual
+        var ok = true
+        var opIndex = Int(entry.opStart)
+        let opEnd = Int(entry.opEnd)
+        while ok, opIndex < opEnd {
+            var op = abbreviations.ops[opIndex]
+            opIndex += 1
+            if case .indirect = op {
+                guard let form = reader.uleb() else { ok = false; break }
+                op = AbbreviationTable.op(form: form, isSibling: false)
+                if case .addressSized = op { op = .fixed(addressSize) }
+                if case .offsetSized = op { op = .fixed(offsetSize) }
             }
-            var ok = true
-            switch form {
-            case 0x11, 0x12, 0x13, 0x14, 0x15:  // ref1, ref2, ref4, ref8, ref_udata
+            switch op {
+            case .fixed(let size): ok = reader.skip(size)
+            case .uleb: ok = reader.uleb() != nil
+            case .sleb: ok = reader.sleb() != nil
+            case .cString: ok = reader.cString()
+            case .block1: ok = reader.fixed(1).map { reader.skip(Int($0)) } ?? false
+            case .block2: ok = reader.fixed(2).map { reader.skip(Int($0)) } ?? false
+            case .block4: ok = reader.fixed(4).map { reader.skip(Int($0)) } ?? false
+            case .blockULEB:
+                if let length = reader.uleb(), length < UInt64(info.count) { ok = reader.skip(Int(length)) } else { ok = false }
+            case .sibling(let form):
                 let value: UInt64?
                 switch form {
                 case 0x11: value = reader.fixed(1)
@@ -216,32 +297,15 @@ struct DIECursor {
                 case 0x14: value = reader.fixed(8)
                 default: value = reader.uleb()
                 }
-                if let value { if isSibling, value < UInt64(unitEnd - unitStart) { sibling = unitStart + Int(value) } } else { ok = false }
-            case 0x01: ok = reader.skip(addressSize)  // addr
-            case 0x0b, 0x0c, 0x25, 0x29: ok = reader.skip(1)  // data1, flag, strx1, addrx1
-            case 0x05, 0x26, 0x2a: ok = reader.skip(2)  // data2, strx2, addrx2
-            case 0x27, 0x2b: ok = reader.skip(3)  // strx3, addrx3
-            case 0x06, 0x28, 0x2c, 0x1c: ok = reader.skip(4)  // data4, strx4, addrx4, ref_sup4
-            case 0x07, 0x20, 0x24: ok = reader.skip(8)  // data8, ref_sig8, ref_sup8
-            case 0x1e: ok = reader.skip(16)  // data16
-            case 0x0e, 0x10, 0x17, 0x1d, 0x1f, 0x1f20, 0x1f21: ok = reader.skip(offsetSize)  // strp, ref_addr, sec_offset, strp_sup, line_strp, GNU alt
-            case 0x0d: ok = reader.sleb() != nil  // sdata
-            case 0x0f, 0x1a, 0x1b, 0x22, 0x23, 0x1f01, 0x1f02: ok = reader.uleb() != nil  // udata, strx, addrx, loclistx, rnglistx, GNU index
-            case 0x19, 0x21: break  // flag_present, implicit_const
-            case 0x08: ok = reader.cString()  // string
-            case 0x0a: ok = reader.fixed(1).map { reader.skip(Int($0)) } ?? false  // block1
-            case 0x03: ok = reader.fixed(2).map { reader.skip(Int($0)) } ?? false  // block2
-            case 0x04: ok = reader.fixed(4).map { reader.skip(Int($0)) } ?? false  // block4
-            case 0x09, 0x18:  // block, exprloc
-                if let length = reader.uleb(), length < UInt64(info.count) { ok = reader.skip(Int(length)) } else { ok = false }
-            default: ok = false
-            }
-            guard ok else {
-                failed = true
-                return nil
+                if let value {
+                    if value < UInt64(unitEnd - unitStart) { sibling = unitStart + Int(value) }
+                } else {
+                    ok = false
+                }
+            case .addressSized, .offsetSized, .indirect, .unknown: ok = false
             }
         }
-        guard reader.position <= unitEnd else {
+        guard ok, reader.position <= unitEnd else {
             failed = true
             return nil
         }
