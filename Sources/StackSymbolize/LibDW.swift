@@ -349,25 +349,47 @@ final class DwarfReader {
         return (info, abbrev)
     }()
 
-    /// `readScopes` with the tree walked over the section bytes (see `DIECursor`): libdw is asked
-    /// only about DIEs that may have code. Returns false, leaving `unit` alone, when the bytes are
-    /// not the ones libdw reads or anything could not be decoded; the caller then walks with libdw.
+    /// `readScopes` with the tree walked over the section bytes (see `DIECursor`) in one pass, each
+    /// DIE read once; libdw is asked only about DIEs that may have code. The pass records, per
+    /// sibling list it visits, the functions and containers in it; a replay then builds the nodes in
+    /// exactly the order `readScopes` does, so both give the same tree. Returns false, leaving `unit`
+    /// alone, when the bytes are not the ones libdw reads or anything could not be decoded; the caller
+    /// then walks with libdw.
     private func readScopesFromBytes(of unitDIE: inout Dwarf_Die, wanted: [UInt64]?, into unit: inout DecodedUnit) -> Bool {
         guard let sections = rawSections, let infoBase = sections.info.baseAddress else { return false }
         let dieOffset = Int(dwarf_dieoffset(&unitDIE))
         let inUnit = Int(dwarf_cuoffset(&unitDIE))
         // libdw must be reading these very bytes (not a decompressed copy), or offsets mean nothing.
         guard dieOffset >= inUnit, dieOffset < sections.info.count, UnsafeRawPointer(unitDIE.addr) == infoBase + dieOffset,
-            var cursor = DIECursor(info: sections.info, abbrev: sections.abbrev, unitStart: dieOffset - inUnit)
+            var cursor = DIECursor(info: sections.info, abbrev: sections.abbrev, unitStart: dieOffset - inUnit),
+            let unitEntry = cursor.entry(at: dieOffset)
         else { return false }
-        var scratch = unit
-        guard let child = cursor.firstChild(of: dieOffset) else { return !cursor.failed }
-        var pending: [(offset: Int, parent: Int32)] = [(child, -1)]
-        var lastChild: [Int32: Int32] = [:]
-        while let (first, parent) = pending.popLast() {
-            var offset = first
-            while true {
-                guard let entry = cursor.entry(at: offset) else { return false }
+        guard unitEntry.hasChildren else { return true }
+        guard let (firstChild, _) = cursor.attributesEnd(of: dieOffset) else { return false }
+
+        /// A function with code (`node` filled but for links) or a container, and the list of its
+        /// children to visit (-1: none).
+        struct Item {
+            var node: ScopeNode?
+            var ranges: [AddressRange]
+            var childList: Int32
+        }
+        var lists: [[Item]] = [[]]
+        // Per open level, the list its DIEs go to; -1 while inside a subtree nobody visits.
+        var levels: [Int32] = [0]
+        var offset = firstChild
+        while !levels.isEmpty, offset < cursor.unitEnd {
+            var reader = ByteReader(sections.info, at: offset)
+            guard let code = reader.uleb() else { return false }
+            if code == 0 {
+                levels.removeLast()
+                offset = reader.position
+                continue
+            }
+            guard let entry = cursor.entry(at: offset), let (end, sibling) = cursor.attributesEnd(of: offset) else { return false }
+            let list = levels[levels.count - 1]
+            var childList: Int32 = -1
+            if list >= 0 {
                 switch entry.tag {
                 case UInt32(DW_TAG_subprogram), UInt32(DW_TAG_inlined_subroutine):
                     // Without DW_AT_low_pc or DW_AT_ranges there is no code, so no range either.
@@ -394,38 +416,65 @@ final class DwarfReader {
                             callLine = Int32(truncatingIfNeeded: value)
                         }
                     }
-                    let node = Int32(scratch.nodes.count)
-                    scratch.nodes.append(
-                        ScopeNode(
-                            dieOffset: UInt64(offset), parent: parent, isInlined: isInlined,
-                            callFile: callFile, callLine: callLine, rangeStart: Int32(scratch.nodeRanges.count),
-                            rangeCount: Int32(ranges.count)))
-                    scratch.nodeRanges.append(contentsOf: ranges)
-                    if parent >= 0 {
-                        if let previous = lastChild[parent] {
-                            scratch.nodes[Int(previous)].nextSibling = node
-                        } else {
-                            scratch.nodes[Int(parent)].firstChild = node
-                        }
-                        lastChild[parent] = node
-                    } else {
-                        for range in ranges { scratch.topLevel.append((range.low, range.high, node)) }
+                    if entry.hasChildren, wanted == nil || Self.holdsWanted(ranges, wanted!) {
+                        childList = Int32(lists.count)
+                        lists.append([])
                     }
-                    if wanted == nil || Self.holdsWanted(ranges, wanted!), let inner = cursor.firstChild(of: offset) {
-                        pending.append((inner, node))
-                    }
+                    let node = ScopeNode(
+                        dieOffset: UInt64(offset), parent: -1, isInlined: isInlined, callFile: callFile, callLine: callLine,
+                        rangeStart: 0, rangeCount: Int32(ranges.count))
+                    lists[Int(list)].append(Item(node: node, ranges: ranges, childList: childList))
                 case UInt32(DW_TAG_lexical_block), UInt32(DW_TAG_namespace), UInt32(DW_TAG_module),
                     UInt32(DW_TAG_structure_type), UInt32(DW_TAG_class_type), UInt32(DW_TAG_union_type),
                     UInt32(DW_TAG_try_block), UInt32(DW_TAG_catch_block):
-                    if let inner = cursor.firstChild(of: offset) { pending.append((inner, parent)) }
+                    // Functions and inlined calls can sit inside these.
+                    if entry.hasChildren {
+                        childList = Int32(lists.count)
+                        lists.append([])
+                        lists[Int(list)].append(Item(node: nil, ranges: [], childList: childList))
+                    }
                 default:
                     break
                 }
-                if cursor.failed { return false }
-                guard let next = cursor.nextSibling(of: offset) else { break }
-                offset = next
             }
-            if cursor.failed { return false }
+            if entry.hasChildren {
+                if childList < 0, let sibling, sibling > offset {
+                    offset = sibling  // Nothing to record below: jump over the subtree.
+                } else {
+                    levels.append(childList)
+                    offset = end
+                }
+            } else {
+                offset = end
+            }
+        }
+        // Replay in the order of `readScopes`: a stack of (list, parent), lists taken last-in first-out.
+        var scratch = unit
+        var lastChild: [Int32: Int32] = [:]
+        var pending: [(list: Int32, parent: Int32)] = [(0, -1)]
+        while let (list, parent) = pending.popLast() {
+            for item in lists[Int(list)] {
+                guard var scope = item.node else {
+                    pending.append((item.childList, parent))
+                    continue
+                }
+                let node = Int32(scratch.nodes.count)
+                scope.parent = parent
+                scope.rangeStart = Int32(scratch.nodeRanges.count)
+                scratch.nodes.append(scope)
+                scratch.nodeRanges.append(contentsOf: item.ranges)
+                if parent >= 0 {
+                    if let previous = lastChild[parent] {
+                        scratch.nodes[Int(previous)].nextSibling = node
+                    } else {
+                        scratch.nodes[Int(parent)].firstChild = node
+                    }
+                    lastChild[parent] = node
+                } else {
+                    for range in item.ranges { scratch.topLevel.append((range.low, range.high, node)) }
+                }
+                if item.childList >= 0 { pending.append((item.childList, node)) }
+            }
         }
         unit = scratch
         return true
