@@ -193,6 +193,14 @@ final class DebugImage {
 
     func wholeUnit(_ index: Int) -> DecodedUnit { reader.decodeUnit(at: unitMap.unitOffsets[index]) }
 
+    /// `wholeUnit` with the DIE tree walked by libdw instead of over the section bytes (for tests:
+    /// both walks must give the same tree).
+    var unitsWalkedByLibdw: Int { reader.unitsWalkedByLibdw }
+
+    func wholeUnitWalkedByLibdw(_ index: Int) -> DecodedUnit {
+        reader.decodeUnit(at: unitMap.unitOffsets[index], walkingBytes: false)
+    }
+
     var functionSymbols: [SymbolEntry] { symbols }
 
     func name(_ dieOffset: UInt64) -> (linkage: String?, plain: String?) {
