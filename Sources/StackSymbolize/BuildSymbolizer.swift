@@ -401,28 +401,50 @@ struct NameCache {
 enum ParallelLookup {
     static let minimumForThreads = 2_000
 
-    /// Also demangles the names found, on both threads, into `names`.
+    /// Also demangles the names found, on both threads, into `names`. The second thread starts at
+    /// once: it opens its handle and loads the symbol table while this one builds the unit map.
     static func run(_ image: DebugImage, _ addresses: [UInt64], names: inout NameCache) -> [RawLookup] {
-        guard addresses.count >= minimumForThreads, ProcessInfo.processInfo.activeProcessorCount > 1,
-            let second = try? image.reopened()
-        else { return image.lookupBatch(addresses) }
+        guard addresses.count >= minimumForThreads, ProcessInfo.processInfo.activeProcessorCount > 1 else {
+            return image.lookupBatch(addresses)
+        }
+        let reopen = image.reopener()
+        nonisolated(unsafe) var worker: DebugImage?
+        nonisolated(unsafe) var sharedMap: UnitAddressMap?
+        nonisolated(unsafe) var secondAddresses: [UInt64] = []
+        nonisolated(unsafe) var secondResults: [RawLookup] = []
+        nonisolated(unsafe) var secondNames = NameCache()
+        let opened = DispatchSemaphore(value: 0)
+        let start = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        let runner = Thread {
+            worker = try? reopen()
+            opened.signal()
+            worker?.preloadSymbols()
+            start.wait()
+            if let worker, let sharedMap {
+                worker.adoptUnitMap(sharedMap)
+                secondResults = worker.lookupBatch(secondAddresses)
+                secondNames.warm(secondResults)
+            }
+            done.signal()
+        }
+        runner.stackSize = 8 << 20
+        runner.start()
+        let map = image.unitMap
         // Split by address so each thread decodes a disjoint set of units.
         let sorted = addresses.sorted()
         let pivot = sorted[sorted.count / 2]
         let firstIndices = addresses.indices.filter { addresses[$0] < pivot }
         let secondIndices = addresses.indices.filter { addresses[$0] >= pivot }
-        nonisolated(unsafe) var secondResults: [RawLookup] = []
-        nonisolated(unsafe) var secondNames = NameCache()
-        nonisolated(unsafe) let worker = second
-        let secondAddresses = secondIndices.map { addresses[$0] }
-        let done = DispatchSemaphore(value: 0)
-        let runner = Thread {
-            secondResults = worker.lookupBatch(secondAddresses)
-            secondNames.warm(secondResults)
-            done.signal()
+        opened.wait()
+        guard worker != nil else {
+            start.signal()
+            done.wait()
+            return image.lookupBatch(addresses)
         }
-        runner.stackSize = 8 << 20
-        runner.start()
+        sharedMap = map
+        secondAddresses = secondIndices.map { addresses[$0] }
+        start.signal()
         let firstResults = image.lookupBatch(firstIndices.map { addresses[$0] })
         names.warm(firstResults)
         done.wait()

@@ -135,6 +135,25 @@ final class DebugImage {
         return other
     }
 
+    /// Opens a second handle later, on another thread, without touching this one then: the worker
+    /// opens its handle and loads the shared symbol table while this thread builds the unit map.
+    func reopener() -> @Sendable () throws(SymbolizeError) -> DebugImage {
+        nonisolated(unsafe) let machO = machO
+        nonisolated(unsafe) let shared = sharedSymbols
+        let path = path
+        return { () throws(SymbolizeError) -> DebugImage in
+            let other = machO == nil ? try DebugImage(elfPath: path) : try DebugImage(machO: machO!.file, slice: machO!.slice)
+            other.sharedSymbols = shared
+            return other
+        }
+    }
+
+    /// Gives a handle from `reopener()` the unit map built on the first one.
+    func adoptUnitMap(_ map: UnitAddressMap) { unitMap = map }
+
+    /// Loads the symbol table (shared by every handle on the file) ahead of use.
+    func preloadSymbols() { _ = symbols }
+
     /// Looks up one address in the image's address space.
     func lookup(_ address: UInt64) -> RawLookup {
         for unitIndex in unitMap.units(containing: address) {
