@@ -314,13 +314,26 @@ struct UnitAddressMap {
             for range in unit.ranges where range.low != 0 { ranges.append((range.low, range.high, Int32(index))) }
         }
         ranges.sort { $0.low < $1.low }
-        // Sweep over range boundaries.
-        var boundaries = Array(Set(ranges.flatMap { [$0.low, $0.high] })).sorted()
-        if boundaries.isEmpty { boundaries = [] }
+        // Sweep over range boundaries. (Built on every cold run before any lookup, so it avoids a
+        // Set and an allocation per boundary: most pieces have one unit.)
+        var boundaries: [UInt64] = []
+        boundaries.reserveCapacity(ranges.count * 2)
+        for range in ranges {
+            boundaries.append(range.low)
+            boundaries.append(range.high)
+        }
+        boundaries.sort()
+        var unique = 0
+        for value in boundaries where unique == 0 || boundaries[unique - 1] != value {
+            boundaries[unique] = value
+            unique += 1
+        }
+        boundaries.removeSubrange(unique...)
         var active: [(high: UInt64, size: UInt64, unit: Int32)] = []
+        var units: [Int32] = []
         var next = 0
         for (position, point) in boundaries.enumerated() where position + 1 < boundaries.count {
-            active.removeAll { $0.high <= point }
+            if !active.isEmpty { active.removeAll { $0.high <= point } }
             while next < ranges.count, ranges[next].low <= point {
                 if ranges[next].high > point {
                     active.append((ranges[next].high, ranges[next].high - ranges[next].low, ranges[next].unit))
@@ -329,8 +342,13 @@ struct UnitAddressMap {
             }
             guard !active.isEmpty else { continue }
             let end = boundaries[position + 1]
-            let sorted = active.count == 1 ? active : active.sorted { $0.size < $1.size }
-            let units = sorted.map(\.unit)
+            units.removeAll(keepingCapacity: true)
+            if active.count == 1 {
+                units.append(active[0].unit)
+            } else {
+                // Smallest range first; equal sizes keep their order (the sort is stable).
+                units.append(contentsOf: active.sorted { $0.size < $1.size }.map(\.unit))
+            }
             if let last = starts.indices.last, ends[last] == point,
                 candidates[Int(firstCandidate[last])...].elementsEqual(units)
             {
