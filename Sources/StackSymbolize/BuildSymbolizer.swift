@@ -416,8 +416,14 @@ enum ParallelLookup {
         let opened = DispatchSemaphore(value: 0)
         let start = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var secondUnits: [UnitRanges] = []
         let runner = Thread {
             worker = try? reopen()
+            // The second half of the unit map's units, while the first thread does the first half.
+            if let worker {
+                let offsets = worker.unitDIEOffsets()
+                secondUnits = worker.unitRanges(dieOffsets: offsets[(offsets.count / 2)...])
+            }
             opened.signal()
             worker?.preloadSymbols()
             start.wait()
@@ -430,7 +436,8 @@ enum ParallelLookup {
         }
         runner.stackSize = 8 << 20
         runner.start()
-        let map = image.unitMap
+        let offsets = image.unitDIEOffsets()
+        let firstUnits = image.unitRanges(dieOffsets: offsets[..<(offsets.count / 2)])
         // Split by address so each thread decodes a disjoint set of units.
         let sorted = addresses.sorted()
         let pivot = sorted[sorted.count / 2]
@@ -442,6 +449,8 @@ enum ParallelLookup {
             done.wait()
             return image.lookupBatch(addresses)
         }
+        let map = UnitAddressMap(firstUnits + secondUnits)
+        image.adoptUnitMap(map)
         sharedMap = map
         secondAddresses = secondIndices.map { addresses[$0] }
         start.signal()

@@ -148,6 +148,10 @@ final class DebugImage {
         }
     }
 
+    /// Unit DIE offsets and the ranges of some units, for building the unit map on two threads.
+    func unitDIEOffsets() -> [UInt64] { reader.unitDIEOffsets() }
+    func unitRanges(dieOffsets: ArraySlice<UInt64>) -> [UnitRanges] { reader.unitRanges(dieOffsets: dieOffsets) }
+
     /// Gives a handle from `reopener()` the unit map built on the first one.
     func adoptUnitMap(_ map: UnitAddressMap) { unitMap = map }
 

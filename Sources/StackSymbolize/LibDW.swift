@@ -191,6 +191,43 @@ final class DwarfReader {
         return result
     }
 
+    /// The offsets of every unit DIE in `.debug_info`, from the unit headers alone.
+    func unitDIEOffsets() -> [UInt64] {
+        guard let dwarf else { return [] }
+        var result: [UInt64] = []
+        var offset: Dwarf_Off = 0
+        while true {
+            var next: Dwarf_Off = 0
+            var headerSize = 0
+            var version: Dwarf_Half = 0
+            var abbrevOffset: Dwarf_Off = 0
+            var addressSize: UInt8 = 0
+            var offsetSize: UInt8 = 0
+            // No type-signature pointer: given one, libdw walks `.debug_types` instead.
+            guard dwarf_next_unit(dwarf, offset, &next, &headerSize, &version, &abbrevOffset, &addressSize, &offsetSize, nil, nil) == 0
+            else { break }
+            result.append(offset + Dwarf_Off(headerSize))
+            offset = next
+        }
+        return result
+    }
+
+    /// `unitRanges()` for some of the units (by unit DIE offset), so two threads can share the work.
+    func unitRanges(dieOffsets: ArraySlice<UInt64>) -> [UnitRanges] {
+        guard let dwarf else { return [] }
+        var result: [UnitRanges] = []
+        for dieOffset in dieOffsets {
+            var unitDIE = Dwarf_Die()
+            guard dwarf_offdie(dwarf, dieOffset, &unitDIE) != nil else { continue }
+            let tag = dwarf_tag(&unitDIE)
+            guard tag == Int32(DW_TAG_compile_unit) || tag == Int32(DW_TAG_partial_unit) || tag == Int32(DW_TAG_skeleton_unit)
+            else { continue }
+            let ranges = Self.ranges(of: &unitDIE)
+            if !ranges.isEmpty { result.append(UnitRanges(unitDIEOffset: dieOffset, ranges: ranges)) }
+        }
+        return result
+    }
+
     private static func ranges(of die: inout Dwarf_Die) -> [AddressRange] {
         var result: [AddressRange] = []
         var base: Dwarf_Addr = 0
