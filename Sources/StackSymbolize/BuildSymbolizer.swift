@@ -81,7 +81,7 @@ enum DebugFileCatalog {
         }
         if head.count >= 4, head[0] == 0x7f, head[1] == 0x45, head[2] == 0x4c, head[3] == 0x46 {
             do {
-                let reader = try DwarfReader(elfPath: path)
+                let reader = try DwarfReader(elfPath: path, openingDWARF: false)
                 guard let buildID = reader.buildID() else {
                     problems.append(SymbolizeError(path: path, "ELF file without a GNU build-id; cannot be matched by UUID"))
                     return
@@ -129,7 +129,9 @@ public final class BuildSymbolizer {
     /// Told when slow work starts (building a symbol index), e.g. to print a progress line.
     public var progress: ((String) -> Void)?
     /// Per indexed file: frames already converted (names demangled), by place.
-    private var convertedLocations: [Int: [[SourceFrame]?]] = [:]
+    /// (Dictionaries, not arrays of the index's 1.3 million locations: a short run must not pay
+    /// for allocating and destroying them.)
+    private var convertedLocations: [Int: [UInt32: (frames: [SourceFrame], start: UInt64?)]] = [:]
     private var convertedOthers: [Int: [SymbolIndex.Place: [SourceFrame]]] = [:]
 
     /// Indexes the debug files of a build folder (see `buildFolder(root:build:)`).
@@ -272,16 +274,15 @@ public final class BuildSymbolizer {
         switch place {
         case .location(let location):
             status = .symbolicated
-            if let known = convertedLocations[file]?[Int(location)] {
-                frames = known
+            if let known = convertedLocations[file]?[location] {
+                frames = known.frames
+                start = known.start
             } else {
-                if convertedLocations[file] == nil {
-                    convertedLocations[file] = Array(repeating: nil, count: symbolIndex.locationCountForCaching)
-                }
-                frames = sourceFrames(symbolIndex.answer(location))
-                convertedLocations[file]![Int(location)] = frames
+                let raw = symbolIndex.answer(location)
+                frames = sourceFrames(raw)
+                start = raw.functionStart
+                convertedLocations[file, default: [:]][location] = (frames, start)
             }
-            start = symbolIndex.answer(location).functionStart
         case .symbol(let symbol):
             status = .symbolTable
             let raw = symbolIndex.symbolAnswer(symbol)

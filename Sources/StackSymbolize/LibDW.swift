@@ -90,8 +90,10 @@ final class DwarfReader {
     /// The in-memory ELF image, owned here and freed after libelf is done with it.
     private var image: UnsafeMutableRawBufferPointer?
 
-    /// Opens an ELF file; libelf maps it and libdw reads its sections in place.
-    init(elfPath path: String) throws(SymbolizeError) {
+    /// Opens an ELF file; libelf maps it and libdw reads its sections in place. With `openingDWARF`
+    /// false only libelf opens it (enough for the build-id and machine: catalog scans and the warm
+    /// path never pay for libdw's setup).
+    init(elfPath path: String, openingDWARF: Bool = true) throws(SymbolizeError) {
         self.path = path
         guard libelfReady else { throw SymbolizeError(path: path, "libelf refused version EV_CURRENT") }
         descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -108,7 +110,7 @@ final class DwarfReader {
         guard elf_kind(elf) == ELF_K_ELF else {
             throw SymbolizeError(path: path, "not an ELF file")
         }
-        dwarf = dwarf_begin_elf(elf, DWARF_C_READ, nil)
+        if openingDWARF { dwarf = dwarf_begin_elf(elf, DWARF_C_READ, nil) }
         // A file without DWARF still has a symbol table to fall back on.
     }
 
