@@ -59,10 +59,9 @@ enum LoadCommand {
     ) -> Int32 {
         let options: Options
         do {
-            let parsed = try CommandArguments(arguments, options: [
-                .value("--db"), .value("--user"), .value("--timezone"), .value("--promotion"),
-                .value("--batch-size"), .flag("--create-users"),
-            ])
+            let parsed = try CommandArguments(
+                arguments,
+                options: [.value("--db"), .value("--batch-size"), .flag("--create-users")] + ConversionArguments.options)
             if parsed.wantsHelp {
                 stdout.write(help)
                 return PayloadTool.exitSuccess
@@ -82,35 +81,40 @@ enum LoadCommand {
 
         var total = LoadTally()
         var anyFailed = false
+        let progress = ProgressLine(total: options.files.count)
+        var messages = ProgressErasingStream(base: stderr, progress: progress)
         for (position, file) in options.files.enumerated() {
+            progress.update(done: position, label: file)
             let name = file == "-" ? "<stdin>" : file
             let batcher = LoadBatcher(
                 database: database, file: name, batchSize: options.batchSize, createUsers: options.createUsers)
             let readOK = RowSource.readRows(
                 path: file, options: options.conversion, standardInput: stdin,
                 report: { diagnostic in
-                    stderr.write("\(diagnostic.severity.rawValue): \(options.database.scrub(diagnostic.description))\n")
+                    messages.write("\(diagnostic.severity.rawValue): \(options.database.scrub(diagnostic.description))\n")
                 },
                 emit: { row in
                     batcher.add(row)
                     // Written as they come, so a long load shows its problems early.
-                    for message in batcher.takeMessages() { stderr.write(message + "\n") }
+                    for message in batcher.takeMessages() { messages.write(message + "\n") }
                 })
             batcher.flush()
-            for message in batcher.takeMessages() { stderr.write(message + "\n") }
+            for message in batcher.takeMessages() { messages.write(message + "\n") }
             total += batcher.tally
             if !readOK || batcher.failed { anyFailed = true }
             stdout.write("\(name): \(batcher.tally.summary)\n")
             if let fatal = batcher.fatalError {
                 // The database itself failed (connection lost, no table, no permission): every later
                 // input would fail the same way, so stop here and say what was left.
-                stderr.write("error: \(fatal.message)\n")
+                messages.write("error: \(fatal.message)\n")
                 let skipped = options.files.count - position - 1
-                if skipped > 0 { stderr.write("error: stopped; \(skipped) more input\(skipped == 1 ? "" : "s") not loaded\n") }
+                if skipped > 0 { messages.write("error: stopped; \(skipped) more input\(skipped == 1 ? "" : "s") not loaded\n") }
                 anyFailed = true
                 break
             }
         }
+        progress.erase()
+        stderr = messages.base
         if options.files.count > 1 { stdout.write("total: \(total.summary)\n") }
         return anyFailed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
     }
@@ -119,27 +123,7 @@ enum LoadCommand {
         guard let url = parsed.value("--db"), !url.isEmpty else {
             throw UsageError(message: "Missing expected argument '--db <url>'.")
         }
-        var conversion = ConversionOptions()
-        if let user = parsed.value("--user") {
-            guard let uuid = UUID(uuidString: user) else {
-                throw UsageError(message: "The value '\(user)' is invalid for '--user <uuid>': not a UUID.")
-            }
-            conversion.userID = uuid.uuidString.lowercased()
-        }
-        if let zone = parsed.value("--timezone") {
-            guard let timeZone = timeZone(named: zone) else {
-                throw UsageError(message: "The value '\(zone)' is invalid for '--timezone <zone>': not an IANA zone or +HH:MM.")
-            }
-            conversion.timeZone = timeZone
-        }
-        if let promotion = parsed.value("--promotion") {
-            switch promotion {
-            case "on": conversion.promotionOverride = true
-            case "off": conversion.promotionOverride = false
-            default:
-                throw UsageError(message: "The value '\(promotion)' is invalid for '--promotion <on|off>'.")
-            }
-        }
+        let conversion = try ConversionArguments.conversionOptions(from: parsed)
         var batchSize = defaultBatchSize
         if let text = parsed.value("--batch-size") {
             guard let number = Int(text), number >= 1, number <= 100_000 else {
@@ -153,19 +137,5 @@ enum LoadCommand {
         return Options(
             database: DatabaseURL(url), conversion: conversion, batchSize: batchSize,
             createUsers: parsed.flag("--create-users"), files: parsed.positionals)
-    }
-
-    /// An IANA name (`Europe/Berlin`) or a fixed offset (`+02:00`, `-0530`).
-    private static func timeZone(named name: String) -> TimeZone? {
-        if let first = name.first, first == "+" || first == "-" {
-            let digits = name.dropFirst().filter { $0 != ":" }
-            guard digits.count == 4, digits.allSatisfy(\.isASCII), let value = Int(digits) else { return nil }
-            let hours = value / 100
-            let minutes = value % 100
-            guard hours <= 14, minutes < 60 else { return nil }
-            let seconds = (hours * 3600 + minutes * 60) * (first == "-" ? -1 : 1)
-            return TimeZone(secondsFromGMT: seconds)
-        }
-        return TimeZone(identifier: name)
     }
 }

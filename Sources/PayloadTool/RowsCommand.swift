@@ -34,10 +34,8 @@ enum RowsCommand {
 
         """
 
-    static let options: [OptionSpec] = [
-        .value("--format"), .value("--user"), .value("--timezone"), .value("--promotion"), .value("--output"),
-        .value("--jobs"),
-    ]
+    static let options: [OptionSpec] =
+        [.value("--format"), .value("--output"), .value("--jobs")] + ConversionArguments.options
 
     static func run(
         arguments: [String], stdin: FileHandle, stdout: inout some TextOutputStream,
@@ -92,8 +90,11 @@ enum RowsCommand {
         var allConverted = true
         writer.begin(into: &buffer)
         let inputs = parsed.positionals
+        let progress = ProgressLine(total: inputs.count)
+        var messages = ProgressErasingStream(base: stderr, progress: progress)
         var next = 0
         while next < inputs.count {
+            progress.update(done: next, label: inputs[next])
             // Small files are converted a few at a time on all cores and written in input order;
             // standard input and large files (JSON Lines can be any size) stream on their own, so
             // memory never holds more than a few small files' rows.
@@ -104,7 +105,7 @@ enum RowsCommand {
             }
             if batch.count > 1 {
                 for result in convertConcurrently(batch, options: conversion) {
-                    for diagnostic in result.diagnostics { stderr.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") }
+                    for diagnostic in result.diagnostics { messages.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") }
                     for row in result.rows {
                         writer.write(row, into: &buffer)
                         flush(false)
@@ -117,13 +118,15 @@ enum RowsCommand {
             if batch.isEmpty { next += 1 }
             let converted = RowSource.readRows(
                 path: path, options: conversion, standardInput: stdin,
-                report: { diagnostic in stderr.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") },
+                report: { diagnostic in messages.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") },
                 emit: { row in
                     writer.write(row, into: &buffer)
                     flush(false)
                 })
             if !converted { allConverted = false }
         }
+        progress.erase()
+        stderr = messages.base
         writer.end(into: &buffer)
         flush(true)
         if case .file(let file) = sink {
@@ -179,52 +182,14 @@ enum RowsCommand {
 
     /// Cross-flag rules and flag values, each message naming its flag.
     static func validate(_ parsed: CommandArguments) throws(UsageError) -> (RowFormat, ConversionOptions) {
-        var conversion = ConversionOptions()
         let formatName = parsed.value("--format") ?? "json"
         guard let format = RowFormat(rawValue: formatName) else {
             throw UsageError(message: "Invalid value '\(formatName)' for '--format' (json, jsonl, csv or sql).")
         }
-        if let user = parsed.value("--user") {
-            guard let canonical = ColumnPatterns.userUUID(user) else {
-                throw UsageError(message: "Invalid value '\(user)' for '--user': not a UUID.")
-            }
-            conversion.userID = canonical
-        }
-        if let zone = parsed.value("--timezone") {
-            guard let timeZone = timeZone(zone) else {
-                throw UsageError(message: "Invalid value '\(zone)' for '--timezone': an IANA name (Europe/Berlin) or +HH:MM.")
-            }
-            conversion.timeZone = timeZone
-        }
-        if let promotion = parsed.value("--promotion") {
-            switch promotion {
-            case "on": conversion.promotionOverride = true
-            case "off": conversion.promotionOverride = false
-            default: throw UsageError(message: "Invalid value '\(promotion)' for '--promotion' (on or off).")
-            }
-        }
+        let conversion = try ConversionArguments.conversionOptions(from: parsed)
         guard !parsed.positionals.isEmpty else {
             throw UsageError(message: "Missing input: give one or more payload files, or - for standard input.")
         }
         return (format, conversion)
-    }
-
-    /// An IANA zone name, or a fixed `+HH:MM` / `-HH:MM` offset.
-    static func timeZone(_ text: String) -> TimeZone? {
-        let bytes = Array(text.utf8)
-        if let sign = bytes.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
-            let digits = bytes.dropFirst().filter { $0 != UInt8(ascii: ":") }
-            guard bytes.count == 6, bytes[3] == UInt8(ascii: ":"), digits.count == 4,
-                digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
-            else { return nil }
-            let values = digits.map { Int($0 - 0x30) }
-            let hours = values[0] * 10 + values[1]
-            let minutes = values[2] * 10 + values[3]
-            guard hours <= 18, minutes < 60 else { return nil }
-            let seconds = (hours * 3600 + minutes * 60) * (sign == UInt8(ascii: "-") ? -1 : 1)
-            return TimeZone(secondsFromGMT: seconds)
-        }
-        guard text.contains("/") || text == "UTC" || text == "GMT" else { return nil }
-        return TimeZone(identifier: text)
     }
 }

@@ -46,13 +46,8 @@ struct TopOptions {
             }
             crashWeight = weight
         }
-        if let user = arguments.value("--user") {
-            // The canonical form `rows` and `load` use, so the row keys derived from it match theirs.
-            guard let canonical = ColumnPatterns.userUUID(user) else {
-                throw UsageError(message: "Option '--user' takes a UUID, not '\(user)'.")
-            }
-            userID = canonical
-        }
+        // The same user flag as `rows` and `load`, so the row keys derived from it match theirs.
+        userID = try ConversionArguments.conversionOptions(from: arguments).userID
         dsymsRoot = arguments.value("--dsyms")
         if dsymsRoot == "" { throw UsageError(message: "Option '--dsyms' takes a folder, not an empty string.") }
         appImages = Set(arguments.all("--app-image"))

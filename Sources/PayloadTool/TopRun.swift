@@ -13,14 +13,19 @@ struct TopRun {
         var failed = false
         let conversion = ConversionOptions(userID: options.userID)
 
-        for path in options.inputs {
+        let progress = ProgressLine(total: options.inputs.count)
+        var messages = ProgressErasingStream(base: stderr, progress: progress)
+        for (done, path) in options.inputs.enumerated() {
+            progress.update(done: done, label: path)
             let source = path == "-" ? "<stdin>" : path
             let ok = RowSource.readRows(
                 path: path, options: conversion, standardInput: stdin,
-                report: { diagnostic in stderr.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") },
-                emit: { row in ranking.add(row, from: source, stderr: &stderr) })
+                report: { diagnostic in messages.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") },
+                emit: { row in ranking.add(row, from: source, stderr: &messages) })
             if !ok { failed = true }
         }
+        progress.erase()
+        stderr = messages.base
         if let url = options.databaseURL {
             do {
                 for row in try TopDatabase.diagnosticRows(url: url, options: options) {

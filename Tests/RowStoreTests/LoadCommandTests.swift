@@ -64,9 +64,9 @@ func readRows(_ path: String, user: String? = nil) -> (rows: [Row], diagnostics:
     @Test(arguments: [
         (["load", "samples/x.json"], "Missing expected argument '--db <url>'."),
         (["load", "--db", "postgresql:///x"], "Missing expected argument '<file> ...'."),
-        (["load", "--db", "postgresql:///x", "--user", "me", "a.json"], "The value 'me' is invalid for '--user <uuid>'"),
+        (["load", "--db", "postgresql:///x", "--user", "me", "a.json"], "Invalid value 'me' for '--user': not a UUID"),
         (["load", "--db", "postgresql:///x", "--batch-size", "0", "a.json"], "The value '0' is invalid for '--batch-size <n>'"),
-        (["load", "--db", "postgresql:///x", "--timezone", "Mars/Olympus", "a.json"], "The value 'Mars/Olympus' is invalid"),
+        (["load", "--db", "postgresql:///x", "--timezone", "Mars/Olympus", "a.json"], "Invalid value 'Mars/Olympus' for '--timezone'"),
         (["load", "--db", "postgresql:///x", "--frobnicate", "a.json"], "Unknown option '--frobnicate'."),
     ])
     func aUsageErrorExits64AndSaysWhatIsWrong(arguments: [String], message: String) {

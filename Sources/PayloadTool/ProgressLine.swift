@@ -1,0 +1,54 @@
+import Foundation
+
+/// The progress line of SPEC section 8: `[done/total] input` on stderr, redrawn in place, only when
+/// stderr is a terminal (`TERM` not `dumb`) and stdout is not (data printed to the same terminal
+/// would tear the line). Piped and redirected runs, and tests, see nothing. It writes to the
+/// descriptor directly rather than to the command's stderr stream: it is drawn over and erased, and
+/// never belongs in a captured log.
+final class ProgressLine {
+    private let enabled: Bool
+    private let total: Int
+    private var lastDraw: UInt64 = 0
+    private var drawn = false
+
+    /// - Parameter total: the number of inputs; a single input needs no progress line.
+    init(total: Int) {
+        self.total = total
+        enabled = total > 1 && isatty(STDERR_FILENO) != 0 && isatty(STDOUT_FILENO) == 0
+            && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    }
+
+    /// Shows `[done/total] label`, at most ten times a second.
+    func update(done: Int, label: String) {
+        guard enabled else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard lastDraw == 0 || now - lastDraw >= 100_000_000 else { return }
+        lastDraw = now
+        drawn = true
+        draw("\r\u{1B}[K[\(done)/\(total)] \(label)")
+    }
+
+    /// Erases the line, so a message or the end of the run starts on a clean line.
+    func erase() {
+        guard drawn else { return }
+        drawn = false
+        draw("\r\u{1B}[K")
+    }
+
+    private func draw(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
+    }
+}
+
+/// A stderr stream that erases the progress line before every message, so warnings never land in
+/// the middle of it.
+struct ProgressErasingStream<Base: TextOutputStream>: TextOutputStream {
+    var base: Base
+    let progress: ProgressLine
+
+    mutating func write(_ string: String) {
+        progress.erase()
+        base.write(string)
+    }
+}
