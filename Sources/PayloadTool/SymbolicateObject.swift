@@ -14,14 +14,14 @@ enum SymbolicateObject {
         }
         // Inputs, read as bytes: a million-line batch must not pay for a String per line.
         // (first byte, end byte, line) into `data` for stdin; argument index for arguments.
-        var spans: [(from: Int, to: Int, line: Int)] = []
+        var inputSpans: [(from: Int, to: Int, line: Int)] = []
         var data: [UInt8] = []
         func text(_ index: Int) -> String {
             if !addressArguments.isEmpty { return addressArguments[index] }
-            return String(decoding: data[spans[index].from..<spans[index].to], as: UTF8.self)
+            return String(decoding: data[inputSpans[index].from..<inputSpans[index].to], as: UTF8.self)
         }
         func place(_ index: Int) -> String {
-            addressArguments.isEmpty ? "<stdin>: line \(spans[index].line)" : "argument \(index + 1)"
+            addressArguments.isEmpty ? "<stdin>: line \(inputSpans[index].line)" : "argument \(index + 1)"
         }
         var addresses: [UInt64] = []
         var valid: [Bool] = []
@@ -38,7 +38,7 @@ enum SymbolicateObject {
                 while first < last, data[first] == 32 || data[first] == 9 || data[first] == 13 { first += 1 }
                 while last > first, data[last - 1] == 32 || data[last - 1] == 9 || data[last - 1] == 13 { last -= 1 }
                 if first < last {
-                    spans.append((first, last, lineNumber))
+                    inputSpans.append((first, last, lineNumber))
                     let value = parseAddress(data[first..<last])
                     addresses.append(value ?? 0)
                     valid.append(value != nil)
@@ -57,6 +57,23 @@ enum SymbolicateObject {
             stderr.write("error: \(place(index)): '\(text(index))' is not an address (0x-prefixed hex or decimal)\n")
             failed = true
         }
+        // Batches repeat addresses (stacks share their hot frames): each distinct address is looked up
+        // and formatted once, and every later occurrence copies its bytes.
+        var slotOfAddress: [UInt64: Int32] = [:]
+        var distinct: [UInt64] = []
+        var slots = [Int32](repeating: -1, count: addresses.count)
+        for index in addresses.indices where valid[index] {
+            let address = addresses[index]
+            if let known = slotOfAddress[address] {
+                slots[index] = known
+            } else {
+                let slot = Int32(distinct.count)
+                slotOfAddress[address] = slot
+                distinct.append(address)
+                slots[index] = slot
+            }
+        }
+        slotOfAddress = [:]
         let symbolizer: BuildSymbolizer
         let answers: [SymbolicatedFrame]
         do {
@@ -68,57 +85,106 @@ enum SymbolicateObject {
                 stderr.write("error: \(object): no debug file (Mach-O, .dSYM bundle or ELF) found\n")
                 return PayloadTool.exitFailure
             }
-            answers = try symbolizer.lookup(addresses: addresses, uuid: uuid, offsets: offsets)
+            answers = try symbolizer.lookup(addresses: distinct, uuid: uuid, offsets: offsets)
         } catch {
             stderr.write("error: \(error)\n")
             return PayloadTool.exitFailure
         }
         // The debug file's own name is the image's (`YuiApp.app.dSYM/.../DWARF/YuiApp` → `YuiApp`).
         let image = answers.first?.debugFile.map { ($0 as NSString).lastPathComponent } ?? (object as NSString).lastPathComponent
+        var out = ByteOutput()
+        // Formatted bytes of each distinct answer, in one arena: `pieces[slot]` ..< `pieces[slot + 1]`
+        // index `spans`, the byte ranges of its parts.
+        var arena: [UInt8] = []
+        var spans: [Range<Int>] = []
+        var pieces: [Int] = [0]
+        func keep(_ text: String) {
+            let from = arena.count
+            arena.append(contentsOf: text.utf8)
+            spans.append(from..<arena.count)
+        }
         switch format {
         case .json:
-            // Written answer by answer: a million-address batch must not hold its whole JSON at once.
-            stdout.write("[")
-            for (index, answer) in answers.enumerated() {
-                var object = index == 0 ? "{" : ",{"
-                if valid[index] {
-                    SymbolicateOutput.jsonField("address", SymbolicateOutput.hex(addresses[index]), first: true, into: &object)
-                    SymbolicateOutput.jsonField("debug_file", answer.debugFile, into: &object)
-                    object += ","
+            // Per answer two parts, around the `input` field (the only one that depends on how the
+            // address was written).
+            for (slot, answer) in answers.enumerated() {
+                var head = "\"address\":"
+                SymbolicateOutput.jsonString(SymbolicateOutput.hex(distinct[slot]), into: &head)
+                SymbolicateOutput.jsonField("debug_file", answer.debugFile, into: &head)
+                head += ",\"frames\":["
+                for (position, source) in answer.frames.enumerated() {
+                    if position > 0 { head += "," }
+                    SymbolicateOutput.jsonSource(source, into: &head)
                 }
-                object += "\"frames\":["
-                if valid[index] {
-                    for (position, source) in answer.frames.enumerated() {
-                        if position > 0 { object += "," }
-                        SymbolicateOutput.jsonSource(source, into: &object)
-                    }
-                }
-                object += "]"
-                if valid[index] {
-                    SymbolicateOutput.jsonField("function_start", answer.functionStart.map(SymbolicateOutput.hex), into: &object)
-                }
-                SymbolicateOutput.jsonField("input", text(index), into: &object)
-                if valid[index] {
-                    SymbolicateOutput.jsonField("lookup_address", answer.lookupAddress.map(SymbolicateOutput.hex), into: &object)
-                }
-                SymbolicateOutput.jsonField("status", valid[index] ? answer.status.rawValue : "invalid_input", into: &object)
-                object += "}"
-                stdout.write(object)
+                head += "]"
+                SymbolicateOutput.jsonField("function_start", answer.functionStart.map(SymbolicateOutput.hex), into: &head)
+                var tail = ""
+                SymbolicateOutput.jsonField("lookup_address", answer.lookupAddress.map(SymbolicateOutput.hex), into: &tail)
+                SymbolicateOutput.jsonField("status", answer.status.rawValue, into: &tail)
+                keep(head)
+                keep(tail + "}")
+                pieces.append(spans.count)
             }
-            stdout.write("]\n")
+            // Written answer by answer: a million-address batch must not hold its whole JSON at once.
+            out.append("[")
+            for index in addresses.indices {
+                out.append(index == 0 ? "{" : ",{")
+                let slot = Int(slots[index])
+                if slot >= 0 {
+                    out.append(arena, spans[pieces[slot]])
+                    out.append(",\"input\":\"")
+                    if addressArguments.isEmpty {
+                        out.append(data, inputSpans[index].from..<inputSpans[index].to)  // Only hex or decimal digits: nothing to escape.
+                    } else {
+                        out.append(addressArguments[index])
+                    }
+                    out.append("\"")
+                    out.append(arena, spans[pieces[slot] + 1])
+                } else {
+                    var object = "\"frames\":[]"
+                    SymbolicateOutput.jsonField("input", text(index), into: &object)
+                    SymbolicateOutput.jsonField("status", "invalid_input", into: &object)
+                    out.append(object + "}")
+                }
+                out.flushIfFull(into: &stdout)
+            }
+            out.append("]\n")
         case .folded:
-            for (index, answer) in answers.enumerated() where valid[index] {
-                stdout.write(SymbolicateOutput.foldedNames(image: image, frame: answer).joined(separator: ";") + " 1\n")
+            for answer in answers {
+                keep(SymbolicateOutput.foldedNames(image: image, frame: answer).joined(separator: ";") + " 1\n")
+                pieces.append(spans.count)
+            }
+            for index in addresses.indices where slots[index] >= 0 {
+                out.append(arena, spans[pieces[Int(slots[index])]])
+                out.flushIfFull(into: &stdout)
             }
         case .text:
-            for (index, answer) in answers.enumerated() {
-                if !valid[index] {
-                    stdout.write("\(text(index)) ?? [not an address]\n")
-                    continue
+            // Each line of an answer without its first column (the input's position), which is
+            // written per occurrence.
+            for (slot, answer) in answers.enumerated() {
+                let lines = SymbolicateOutput.textLines(index: 0, image: image, address: distinct[slot], frame: answer)
+                for line in lines.utf8.split(separator: UInt8(ascii: "\n")) {
+                    let from = arena.count
+                    arena.append(contentsOf: line.dropFirst(4))
+                    arena.append(UInt8(ascii: "\n"))
+                    spans.append(from..<arena.count)
                 }
-                stdout.write(SymbolicateOutput.textLines(index: index, image: image, address: addresses[index], frame: answer))
+                pieces.append(spans.count)
+            }
+            for index in addresses.indices {
+                let slot = Int(slots[index])
+                if slot < 0 {
+                    out.append("\(text(index)) ?? [not an address]\n")
+                } else {
+                    for piece in pieces[slot]..<pieces[slot + 1] {
+                        out.appendIndexColumn(index)
+                        out.append(arena, spans[piece])
+                    }
+                }
+                out.flushIfFull(into: &stdout)
             }
         }
+        out.flush(into: &stdout)
         return failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
     }
 

@@ -164,3 +164,46 @@ enum SymbolicateOutput {
         return String(decoding: data, as: UTF8.self) + "\n"
     }
 }
+
+/// Output gathered as bytes and handed to the stream in 64 KB pieces: a million-line batch must not
+/// pay for a String per line.
+struct ByteOutput {
+    private(set) var bytes: [UInt8] = []
+    private static let threshold = 1 << 16
+
+    init() { bytes.reserveCapacity(Self.threshold + 4096) }
+
+    mutating func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
+
+    mutating func append(_ source: [UInt8], _ range: Range<Int>) {
+        source.withUnsafeBufferPointer { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
+    }
+
+    /// The first column of a text line: the position, left-aligned in 4 columns (one space after
+    /// longer numbers), as `SymbolicateOutput.textLines` writes it.
+    mutating func appendIndexColumn(_ value: Int) {
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var rest = value
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[19 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(20 - count)...]))
+        }
+        for _ in 0..<max(1, 4 - count) { bytes.append(UInt8(ascii: " ")) }
+    }
+
+    mutating func flushIfFull(into stream: inout some TextOutputStream) {
+        if bytes.count >= Self.threshold { flush(into: &stream) }
+    }
+
+    mutating func flush(into stream: inout some TextOutputStream) {
+        guard !bytes.isEmpty else { return }
+        stream.write(String(decoding: bytes, as: UTF8.self))
+        bytes.removeAll(keepingCapacity: true)
+    }
+}

@@ -81,7 +81,7 @@ enum DebugFileCatalog {
         }
         if head.count >= 4, head[0] == 0x7f, head[1] == 0x45, head[2] == 0x4c, head[3] == 0x46 {
             do {
-                let reader = try DwarfReader(elfPath: path)
+                let reader = try DwarfReader(elfPath: path, openingDWARF: false)
                 guard let buildID = reader.buildID() else {
                     problems.append(SymbolizeError(path: path, "ELF file without a GNU build-id; cannot be matched by UUID"))
                     return
@@ -129,7 +129,9 @@ public final class BuildSymbolizer {
     /// Told when slow work starts (building a symbol index), e.g. to print a progress line.
     public var progress: ((String) -> Void)?
     /// Per indexed file: frames already converted (names demangled), by place.
-    private var convertedLocations: [Int: [[SourceFrame]?]] = [:]
+    /// (Dictionaries, not arrays of the index's 1.3 million locations: a short run must not pay
+    /// for allocating and destroying them.)
+    private var convertedLocations: [Int: [UInt32: (frames: [SourceFrame], start: UInt64?)]] = [:]
     private var convertedOthers: [Int: [SymbolIndex.Place: [SourceFrame]]] = [:]
 
     /// Indexes the debug files of a build folder (see `buildFolder(root:build:)`).
@@ -272,16 +274,15 @@ public final class BuildSymbolizer {
         switch place {
         case .location(let location):
             status = .symbolicated
-            if let known = convertedLocations[file]?[Int(location)] {
-                frames = known
+            if let known = convertedLocations[file]?[location] {
+                frames = known.frames
+                start = known.start
             } else {
-                if convertedLocations[file] == nil {
-                    convertedLocations[file] = Array(repeating: nil, count: symbolIndex.locationCountForCaching)
-                }
-                frames = sourceFrames(symbolIndex.answer(location))
-                convertedLocations[file]![Int(location)] = frames
+                let raw = symbolIndex.answer(location)
+                frames = sourceFrames(raw)
+                start = raw.functionStart
+                convertedLocations[file, default: [:]][location] = (frames, start)
             }
-            start = symbolIndex.answer(location).functionStart
         case .symbol(let symbol):
             status = .symbolTable
             let raw = symbolIndex.symbolAnswer(symbol)
@@ -405,28 +406,59 @@ struct NameCache {
 enum ParallelLookup {
     static let minimumForThreads = 2_000
 
-    /// Also demangles the names found, on both threads, into `names`.
+    /// Also demangles the names found, on both threads, into `names`. The second thread starts at
+    /// once: it opens its handle and loads the symbol table while this one builds the unit map.
     static func run(_ image: DebugImage, _ addresses: [UInt64], names: inout NameCache) -> [RawLookup] {
-        guard addresses.count >= minimumForThreads, ProcessInfo.processInfo.activeProcessorCount > 1,
-            let second = try? image.reopened()
-        else { return image.lookupBatch(addresses) }
+        guard addresses.count >= minimumForThreads, ProcessInfo.processInfo.activeProcessorCount > 1 else {
+            return image.lookupBatch(addresses)
+        }
+        let reopen = image.reopener()
+        nonisolated(unsafe) var worker: DebugImage?
+        nonisolated(unsafe) var sharedMap: UnitAddressMap?
+        nonisolated(unsafe) var secondAddresses: [UInt64] = []
+        nonisolated(unsafe) var secondResults: [RawLookup] = []
+        nonisolated(unsafe) var secondNames = NameCache()
+        let opened = DispatchSemaphore(value: 0)
+        let start = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var secondUnits: [UnitRanges] = []
+        let runner = Thread {
+            worker = try? reopen()
+            // The second half of the unit map's units, while the first thread does the first half.
+            if let worker {
+                let offsets = worker.unitDIEOffsets()
+                secondUnits = worker.unitRanges(dieOffsets: offsets[(offsets.count / 2)...])
+            }
+            opened.signal()
+            worker?.preloadSymbols()
+            start.wait()
+            if let worker, let sharedMap {
+                worker.adoptUnitMap(sharedMap)
+                secondResults = worker.lookupBatch(secondAddresses)
+                secondNames.warm(secondResults)
+            }
+            done.signal()
+        }
+        runner.stackSize = 8 << 20
+        runner.start()
+        let offsets = image.unitDIEOffsets()
+        let firstUnits = image.unitRanges(dieOffsets: offsets[..<(offsets.count / 2)])
         // Split by address so each thread decodes a disjoint set of units.
         let sorted = addresses.sorted()
         let pivot = sorted[sorted.count / 2]
         let firstIndices = addresses.indices.filter { addresses[$0] < pivot }
         let secondIndices = addresses.indices.filter { addresses[$0] >= pivot }
-        nonisolated(unsafe) var secondResults: [RawLookup] = []
-        nonisolated(unsafe) var secondNames = NameCache()
-        nonisolated(unsafe) let worker = second
-        let secondAddresses = secondIndices.map { addresses[$0] }
-        let done = DispatchSemaphore(value: 0)
-        let runner = Thread {
-            secondResults = worker.lookupBatch(secondAddresses)
-            secondNames.warm(secondResults)
-            done.signal()
+        opened.wait()
+        guard worker != nil else {
+            start.signal()
+            done.wait()
+            return image.lookupBatch(addresses)
         }
-        runner.stackSize = 8 << 20
-        runner.start()
+        let map = UnitAddressMap(firstUnits + secondUnits)
+        image.adoptUnitMap(map)
+        sharedMap = map
+        secondAddresses = secondIndices.map { addresses[$0] }
+        start.signal()
         let firstResults = image.lookupBatch(firstIndices.map { addresses[$0] })
         names.warm(firstResults)
         done.wait()

@@ -142,6 +142,29 @@ final class DebugImage {
         return other
     }
 
+    /// Opens a second handle later, on another thread, without touching this one then: the worker
+    /// opens its handle and loads the shared symbol table while this thread builds the unit map.
+    func reopener() -> @Sendable () throws(SymbolizeError) -> DebugImage {
+        nonisolated(unsafe) let machO = machO
+        nonisolated(unsafe) let shared = sharedSymbols
+        let path = path
+        return { () throws(SymbolizeError) -> DebugImage in
+            let other = machO == nil ? try DebugImage(elfPath: path) : try DebugImage(machO: machO!.file, slice: machO!.slice)
+            other.sharedSymbols = shared
+            return other
+        }
+    }
+
+    /// Unit DIE offsets and the ranges of some units, for building the unit map on two threads.
+    func unitDIEOffsets() -> [UInt64] { reader.unitDIEOffsets() }
+    func unitRanges(dieOffsets: ArraySlice<UInt64>) -> [UnitRanges] { reader.unitRanges(dieOffsets: dieOffsets) }
+
+    /// Gives a handle from `reopener()` the unit map built on the first one.
+    func adoptUnitMap(_ map: UnitAddressMap) { unitMap = map }
+
+    /// Loads the symbol table (shared by every handle on the file) ahead of use.
+    func preloadSymbols() { _ = symbols }
+
     /// Looks up one address in the image's address space.
     func lookup(_ address: UInt64) -> RawLookup {
         for unitIndex in unitMap.units(containing: address) {
@@ -199,6 +222,14 @@ final class DebugImage {
     var unitCount: Int { unitMap.unitOffsets.count }
 
     func wholeUnit(_ index: Int) -> DecodedUnit { reader.decodeUnit(at: unitMap.unitOffsets[index]) }
+
+    /// `wholeUnit` with the DIE tree walked by libdw instead of over the section bytes (for tests:
+    /// both walks must give the same tree).
+    var unitsWalkedByLibdw: Int { reader.unitsWalkedByLibdw }
+
+    func wholeUnitWalkedByLibdw(_ index: Int) -> DecodedUnit {
+        reader.decodeUnit(at: unitMap.unitOffsets[index], walkingBytes: false)
+    }
 
     var functionSymbols: [SymbolEntry] { symbols }
 
@@ -294,13 +325,26 @@ struct UnitAddressMap {
             for range in unit.ranges where range.low != 0 { ranges.append((range.low, range.high, Int32(index))) }
         }
         ranges.sort { $0.low < $1.low }
-        // Sweep over range boundaries.
-        var boundaries = Array(Set(ranges.flatMap { [$0.low, $0.high] })).sorted()
-        if boundaries.isEmpty { boundaries = [] }
+        // Sweep over range boundaries. (Built on every cold run before any lookup, so it avoids a
+        // Set and an allocation per boundary: most pieces have one unit.)
+        var boundaries: [UInt64] = []
+        boundaries.reserveCapacity(ranges.count * 2)
+        for range in ranges {
+            boundaries.append(range.low)
+            boundaries.append(range.high)
+        }
+        boundaries.sort()
+        var unique = 0
+        for value in boundaries where unique == 0 || boundaries[unique - 1] != value {
+            boundaries[unique] = value
+            unique += 1
+        }
+        boundaries.removeSubrange(unique...)
         var active: [(high: UInt64, size: UInt64, unit: Int32)] = []
+        var units: [Int32] = []
         var next = 0
         for (position, point) in boundaries.enumerated() where position + 1 < boundaries.count {
-            active.removeAll { $0.high <= point }
+            if !active.isEmpty { active.removeAll { $0.high <= point } }
             while next < ranges.count, ranges[next].low <= point {
                 if ranges[next].high > point {
                     active.append((ranges[next].high, ranges[next].high - ranges[next].low, ranges[next].unit))
@@ -309,8 +353,13 @@ struct UnitAddressMap {
             }
             guard !active.isEmpty else { continue }
             let end = boundaries[position + 1]
-            let sorted = active.count == 1 ? active : active.sorted { $0.size < $1.size }
-            let units = sorted.map(\.unit)
+            units.removeAll(keepingCapacity: true)
+            if active.count == 1 {
+                units.append(active[0].unit)
+            } else {
+                // Smallest range first; equal sizes keep their order (the sort is stable).
+                units.append(contentsOf: active.sorted { $0.size < $1.size }.map(\.unit))
+            }
             if let last = starts.indices.last, ends[last] == point,
                 candidates[Int(firstCandidate[last])...].elementsEqual(units)
             {

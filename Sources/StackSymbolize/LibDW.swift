@@ -90,8 +90,10 @@ final class DwarfReader {
     /// The in-memory ELF image, owned here and freed after libelf is done with it.
     private var image: UnsafeMutableRawBufferPointer?
 
-    /// Opens an ELF file; libelf maps it and libdw reads its sections in place.
-    init(elfPath path: String) throws(SymbolizeError) {
+    /// Opens an ELF file; libelf maps it and libdw reads its sections in place. With `openingDWARF`
+    /// false only libelf opens it (enough for the build-id and machine: catalog scans and the warm
+    /// path never pay for libdw's setup).
+    init(elfPath path: String, openingDWARF: Bool = true) throws(SymbolizeError) {
         self.path = path
         guard libelfReady else { throw SymbolizeError(path: path, "libelf refused version EV_CURRENT") }
         descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -127,10 +129,11 @@ final class DwarfReader {
             throw SymbolizeError(
                 path: path, "the ELF program header table (at byte \(header.e_phoff)) runs past the end of the file")
         }
-        dwarf = dwarf_begin_elf(elf, DWARF_C_READ, nil)
+        // Catalog scans open files without DWARF (`openingDWARF` false): they only need the headers.
+        if openingDWARF { dwarf = dwarf_begin_elf(elf, DWARF_C_READ, nil) }
         // A file without DWARF still has a symbol table to fall back on; one whose DWARF libdw
         // refuses (a section past the end of the file) is an error, not a silent fallback.
-        if dwarf == nil, let info = section(named: ".debug_info") {
+        if openingDWARF, dwarf == nil, let info = section(named: ".debug_info") {
             throw SymbolizeError(
                 path: path, "libdw cannot read the DWARF (.debug_info at byte \(info.offset), \(info.size) bytes): \(libdwMessage())")
         }
@@ -266,6 +269,43 @@ final class DwarfReader {
         return result
     }
 
+    /// The offsets of every unit DIE in `.debug_info`, from the unit headers alone.
+    func unitDIEOffsets() -> [UInt64] {
+        guard let dwarf else { return [] }
+        var result: [UInt64] = []
+        var offset: Dwarf_Off = 0
+        while true {
+            var next: Dwarf_Off = 0
+            var headerSize = 0
+            var version: Dwarf_Half = 0
+            var abbrevOffset: Dwarf_Off = 0
+            var addressSize: UInt8 = 0
+            var offsetSize: UInt8 = 0
+            // No type-signature pointer: given one, libdw walks `.debug_types` instead.
+            guard dwarf_next_unit(dwarf, offset, &next, &headerSize, &version, &abbrevOffset, &addressSize, &offsetSize, nil, nil) == 0
+            else { break }
+            result.append(offset + Dwarf_Off(headerSize))
+            offset = next
+        }
+        return result
+    }
+
+    /// `unitRanges()` for some of the units (by unit DIE offset), so two threads can share the work.
+    func unitRanges(dieOffsets: ArraySlice<UInt64>) -> [UnitRanges] {
+        guard let dwarf else { return [] }
+        var result: [UnitRanges] = []
+        for dieOffset in dieOffsets {
+            var unitDIE = Dwarf_Die()
+            guard dwarf_offdie(dwarf, dieOffset, &unitDIE) != nil else { continue }
+            let tag = dwarf_tag(&unitDIE)
+            guard tag == Int32(DW_TAG_compile_unit) || tag == Int32(DW_TAG_partial_unit) || tag == Int32(DW_TAG_skeleton_unit)
+            else { continue }
+            let ranges = Self.ranges(of: &unitDIE)
+            if !ranges.isEmpty { result.append(UnitRanges(unitDIEOffset: dieOffset, ranges: ranges)) }
+        }
+        return result
+    }
+
     private static func ranges(of die: inout Dwarf_Die) -> [AddressRange] {
         var result: [AddressRange] = []
         var base: Dwarf_Addr = 0
@@ -283,13 +323,16 @@ final class DwarfReader {
     ///
     /// - Parameter wanted: when given (sorted), only the functions holding one of these addresses
     ///   are descended into and only their line rows are kept: a cold batch pays for what it asks.
-    func decodeUnit(at unitDIEOffset: UInt64, wanted: [UInt64]? = nil) -> DecodedUnit {
+    func decodeUnit(at unitDIEOffset: UInt64, wanted: [UInt64]? = nil, walkingBytes: Bool = true) -> DecodedUnit {
         var unit = DecodedUnit()
         guard let dwarf else { return unit }
         var unitDIE = Dwarf_Die()
         guard dwarf_offdie(dwarf, unitDIEOffset, &unitDIE) != nil else { return unit }
         readLines(of: &unitDIE, wanted: wanted, into: &unit)
-        readScopes(of: &unitDIE, wanted: wanted, into: &unit)
+        if !walkingBytes || !readScopesFromBytes(of: &unitDIE, wanted: wanted, into: &unit) {
+            if walkingBytes { unitsWalkedByLibdw += 1 }
+            readScopes(of: &unitDIE, wanted: wanted, into: &unit)
+        }
         unit.topLevel.sort { $0.low < $1.low }
         return unit
     }
@@ -395,6 +438,165 @@ final class DwarfReader {
             result.append(byte)
         }
         return String(decoding: result, as: UTF8.self)
+    }
+
+    /// Units whose bytes could not be walked, so libdw walked them (tests expect none on the fixtures).
+    private(set) var unitsWalkedByLibdw = 0
+
+    /// `.debug_info` and `.debug_abbrev` as stored (nil when compressed or absent), found once.
+    private lazy var rawSections: (info: UnsafeRawBufferPointer, abbrev: UnsafeRawBufferPointer)? = {
+        guard let elf else { return nil }
+        var namesIndex = 0
+        guard elf_getshdrstrndx(elf, &namesIndex) == 0 else { return nil }
+        var info: UnsafeRawBufferPointer?
+        var abbrev: UnsafeRawBufferPointer?
+        var section: OpaquePointer? = elf_nextscn(elf, nil)
+        while let current = section {
+            var header = GElf_Shdr()
+            if gelf_getshdr(current, &header) != nil, header.sh_type == UInt32(SHT_PROGBITS),
+                header.sh_flags & UInt64(SHF_COMPRESSED) == 0, let namePointer = elf_strptr(elf, namesIndex, Int(header.sh_name))
+            {
+                let name = String(cString: namePointer)
+                if name == ".debug_info" || name == ".debug_abbrev", let data = elf_getdata(current, nil), let buffer = data.pointee.d_buf {
+                    let bytes = UnsafeRawBufferPointer(start: buffer, count: Int(data.pointee.d_size))
+                    if name == ".debug_info" { info = bytes } else { abbrev = bytes }
+                }
+            }
+            section = elf_nextscn(elf, current)
+        }
+        guard let info, let abbrev else { return nil }
+        return (info, abbrev)
+    }()
+
+    /// `readScopes` with the tree walked over the section bytes (see `DIECursor`) in one pass, each
+    /// DIE read once; libdw is asked only about DIEs that may have code. The pass records, per
+    /// sibling list it visits, the functions and containers in it; a replay then builds the nodes in
+    /// exactly the order `readScopes` does, so both give the same tree. Returns false, leaving `unit`
+    /// alone, when the bytes are not the ones libdw reads or anything could not be decoded; the caller
+    /// then walks with libdw.
+    private func readScopesFromBytes(of unitDIE: inout Dwarf_Die, wanted: [UInt64]?, into unit: inout DecodedUnit) -> Bool {
+        guard let sections = rawSections, let infoBase = sections.info.baseAddress else { return false }
+        let dieOffset = Int(dwarf_dieoffset(&unitDIE))
+        let inUnit = Int(dwarf_cuoffset(&unitDIE))
+        // libdw must be reading these very bytes (not a decompressed copy), or offsets mean nothing.
+        guard dieOffset >= inUnit, dieOffset < sections.info.count, UnsafeRawPointer(unitDIE.addr) == infoBase + dieOffset,
+            var cursor = DIECursor(info: sections.info, abbrev: sections.abbrev, unitStart: dieOffset - inUnit),
+            let unitEntry = cursor.entry(at: dieOffset)
+        else { return false }
+        guard unitEntry.hasChildren else { return true }
+        guard let (firstChild, _) = cursor.attributesEnd(of: dieOffset) else { return false }
+
+        /// A function with code (`node` filled but for links) or a container, and the list of its
+        /// children to visit (-1: none).
+        struct Item {
+            var node: ScopeNode?
+            var ranges: [AddressRange]
+            var childList: Int32
+        }
+        var lists: [[Item]] = [[]]
+        // Per open level, the list its DIEs go to; -1 while inside a subtree nobody visits.
+        var levels: [Int32] = [0]
+        var offset = firstChild
+        while !levels.isEmpty, offset < cursor.unitEnd {
+            var reader = ByteReader(sections.info, at: offset)
+            guard let code = reader.uleb() else { return false }
+            if code == 0 {
+                levels.removeLast()
+                offset = reader.position
+                continue
+            }
+            guard let entry = cursor.entry(at: offset), let (end, sibling) = cursor.attributesEnd(of: offset) else { return false }
+            let list = levels[levels.count - 1]
+            var childList: Int32 = -1
+            if list >= 0 {
+                switch entry.tag {
+                case UInt32(DW_TAG_subprogram), UInt32(DW_TAG_inlined_subroutine):
+                    // Without DW_AT_low_pc or DW_AT_ranges there is no code, so no range either.
+                    guard entry.mayHaveCode else { break }
+                    var die = unitDIE
+                    die.addr = UnsafeMutableRawPointer(mutating: infoBase + offset)
+                    die.abbrev = nil
+                    let ranges = Self.ranges(of: &die)
+                    if ranges.isEmpty { break }
+                    let isInlined = entry.tag == UInt32(DW_TAG_inlined_subroutine)
+                    var callFile: Int32 = -1
+                    var callLine: Int32 = 0
+                    if isInlined {
+                        var attribute = Dwarf_Attribute()
+                        var value: Dwarf_Word = 0
+                        if dwarf_attr(&die, UInt32(DW_AT_call_file), &attribute) != nil,
+                            dwarf_formudata(&attribute, &value) == 0
+                        {
+                            callFile = Int32(truncatingIfNeeded: value)
+                        }
+                        if dwarf_attr(&die, UInt32(DW_AT_call_line), &attribute) != nil,
+                            dwarf_formudata(&attribute, &value) == 0
+                        {
+                            callLine = Int32(truncatingIfNeeded: value)
+                        }
+                    }
+                    if entry.hasChildren, wanted == nil || Self.holdsWanted(ranges, wanted!) {
+                        childList = Int32(lists.count)
+                        lists.append([])
+                    }
+                    let node = ScopeNode(
+                        dieOffset: UInt64(offset), parent: -1, isInlined: isInlined, callFile: callFile, callLine: callLine,
+                        rangeStart: 0, rangeCount: Int32(ranges.count))
+                    lists[Int(list)].append(Item(node: node, ranges: ranges, childList: childList))
+                case UInt32(DW_TAG_lexical_block), UInt32(DW_TAG_namespace), UInt32(DW_TAG_module),
+                    UInt32(DW_TAG_structure_type), UInt32(DW_TAG_class_type), UInt32(DW_TAG_union_type),
+                    UInt32(DW_TAG_try_block), UInt32(DW_TAG_catch_block):
+                    // Functions and inlined calls can sit inside these.
+                    if entry.hasChildren {
+                        childList = Int32(lists.count)
+                        lists.append([])
+                        lists[Int(list)].append(Item(node: nil, ranges: [], childList: childList))
+                    }
+                default:
+                    break
+                }
+            }
+            if entry.hasChildren {
+                if childList < 0, let sibling, sibling > offset {
+                    offset = sibling  // Nothing to record below: jump over the subtree.
+                } else {
+                    levels.append(childList)
+                    offset = end
+                }
+            } else {
+                offset = end
+            }
+        }
+        // Replay in the order of `readScopes`: a stack of (list, parent), lists taken last-in first-out.
+        var scratch = unit
+        var lastChild: [Int32: Int32] = [:]
+        var pending: [(list: Int32, parent: Int32)] = [(0, -1)]
+        while let (list, parent) = pending.popLast() {
+            for item in lists[Int(list)] {
+                guard var scope = item.node else {
+                    pending.append((item.childList, parent))
+                    continue
+                }
+                let node = Int32(scratch.nodes.count)
+                scope.parent = parent
+                scope.rangeStart = Int32(scratch.nodeRanges.count)
+                scratch.nodes.append(scope)
+                scratch.nodeRanges.append(contentsOf: item.ranges)
+                if parent >= 0 {
+                    if let previous = lastChild[parent] {
+                        scratch.nodes[Int(previous)].nextSibling = node
+                    } else {
+                        scratch.nodes[Int(parent)].firstChild = node
+                    }
+                    lastChild[parent] = node
+                } else {
+                    for range in item.ranges { scratch.topLevel.append((range.low, range.high, node)) }
+                }
+                if item.childList >= 0 { pending.append((item.childList, node)) }
+            }
+        }
+        unit = scratch
+        return true
     }
 
     private func readScopes(of unitDIE: inout Dwarf_Die, wanted: [UInt64]?, into unit: inout DecodedUnit) {

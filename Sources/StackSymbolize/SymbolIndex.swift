@@ -256,7 +256,9 @@ final class SymbolIndex {
     private let symbolsOffset: Int
     private let stringOffsetsOffset: Int
     private let blobOffset: Int
-    private var answers: [RawLookup?]
+    /// Answers per location, kept as they are asked for (a dictionary: allocating, then destroying,
+    /// an array of all 1.3 million locations was most of a short warm run).
+    private var answers: [UInt32: RawLookup] = [:]
     /// Every 256th range start, so a search touches a small hot table and then one 2 KB block of
     /// the mapped starts instead of ~20 scattered pages.
     private let sampledStarts: [UInt64]
@@ -292,7 +294,6 @@ final class SymbolIndex {
         guard blobOffset + blobSize == view.count else {
             throw SymbolizeError(path: path, "symbol index is truncated or corrupt")
         }
-        answers = Array(repeating: nil, count: locationCount)
         let base = file.bytes.baseAddress!
         self.base = base
         let startsOffset = self.startsOffset
@@ -324,7 +325,6 @@ final class SymbolIndex {
         case nothing
     }
 
-    var locationCountForCaching: Int { locationCount }
 
     /// The frames at `address`, innermost first, as the DWARF path would give them.
     func lookup(_ address: UInt64) -> RawLookup {
@@ -373,7 +373,7 @@ final class SymbolIndex {
     }
 
     func answer(_ location: UInt32) -> RawLookup {
-        if let known = answers[Int(location)] { return known }
+        if let known = answers[location] { return known }
         var frames: [RawFrame] = []
         var current = location
         var start: UInt64 = 0
@@ -393,8 +393,9 @@ final class SymbolIndex {
             current = u32(at + 12)
             steps += 1
         }
-        let result = RawLookup(source: .dwarf, frames: frames, functionStart: start)
-        answers[Int(location)] = result
+        // 0 is what the builder stores when no function or symbol gave a start (a line row alone).
+        let result = RawLookup(source: .dwarf, frames: frames, functionStart: start == 0 ? nil : start)
+        answers[location] = result
         return result
     }
 

@@ -159,6 +159,38 @@ struct CommandRun {
         #expect(lines.last?.hasSuffix("0x00000001000040ac YuiLines.parse + 8 (YuiLines.swift:31)") == true)
     }
 
+    @Test func repeatedAddressesAreAnsweredEachTimeWithTheirOwnPositionAndSpelling() throws {
+        // 0x100004058 spelled in hex and in decimal, 1,001 times, then one inlined address: each
+        // distinct address is looked up once, but every line keeps its own position and input.
+        let spellings = ["0x100004058", "4294983768"]
+        let input = (0..<1_001).map { spellings[$0 % 2] } + ["0x100004078"]
+        let run = CommandRun(["symbolicate", "--object", try app], stdin: input.joined(separator: "\n") + "\n")
+        #expect(run.status == 0)
+        let lines = run.stdout.split(separator: "\n")
+        #expect(lines.count == 1_001 + 2)
+        let answer = "YuiApp                  0x0000000100004058 ThreadView.refresh + 0 (ThreadView.swift:22)"
+        #expect(lines[0] == "0   " + answer)
+        #expect(lines[999] == "999 " + answer)
+        #expect(lines[1_000] == "1000 " + answer)
+        #expect(lines[1_001].hasPrefix("1001 YuiApp") && lines[1_001].hasSuffix("[inlined]"))
+        #expect(lines[1_002].hasPrefix("1001 YuiApp") && lines[1_002].contains("ThreadView.refresh + "))
+
+        let json = CommandRun(["symbolicate", "--object", try app, "--json"], stdin: input.joined(separator: "\n") + "\n")
+        struct Answer: Decodable {
+            var input: String
+            var address: String?
+            var status: String
+            var frames: [[String: AnyCodable]]
+        }
+        struct AnyCodable: Decodable {
+            init(from decoder: Decoder) throws {}
+        }
+        let answers = try JSONDecoder().decode([Answer].self, from: Data(json.stdout.utf8))
+        #expect(answers.map(\.input) == input)
+        #expect(answers.dropLast().allSatisfy { $0.address == "0x100004058" && $0.status == "symbolicated" && $0.frames.count == 1 })
+        #expect(answers.last?.frames.count == 2)
+    }
+
     @Test func inlinedFramesAreMarked() throws {
         let run = CommandRun(["symbolicate", "--object", try app, "0x100004078"])
         let lines = run.stdout.split(separator: "\n")

@@ -1,0 +1,314 @@
+// Walking a unit's DIE tree over the raw `.debug_info` and `.debug_abbrev` bytes.
+//
+// Why: libdw takes a reader lock on its abbreviation table for every DIE it visits
+// (`dwarf_siblingof`, `dwarf_tag`), and skipping a DIE's children to reach its sibling visits every
+// one of them. On sourcekit-lsp that walk was over a third of a cold batch's time, a fifth of it in
+// `pthread_rwlock_*`. Here a sibling is reached by skipping attributes by form, with the unit's
+// abbreviations decoded once into arrays. Only DIEs that may have code are handed back to libdw.
+//
+// Every read is bounds-checked; anything unexpected (an unknown form, a truncated unit) makes the
+// cursor report failure and the caller falls back to libdw's walk.
+
+/// One abbreviation: tag, children flag and its attribute specifications.
+struct AbbreviationTable {
+    struct Entry {
+        var tag: UInt32 = 0
+        var hasChildren = false
+        /// Range into `specs`.
+        var specStart: Int32 = 0
+        var specEnd: Int32 = 0
+        /// `DW_AT_low_pc` or `DW_AT_ranges` present: the DIE may cover code.
+        var mayHaveCode = false
+        var isValid = false
+        /// Range into `ops`.
+        var opStart: Int32 = 0
+        var opEnd: Int32 = 0
+    }
+
+    /// (attribute, form) of every entry, flat.
+    var specNames: [UInt32] = []
+    var specForms: [UInt32] = []
+    var entries: [Entry] = []
+    /// Per entry (`opStart..<opEnd`), how to skip its attributes: runs of fixed-size forms merged
+    /// into one skip, so most DIEs are passed over with a few additions.
+    var ops: [SkipOp] = []
+
+    enum SkipOp {
+        case fixed(Int)
+        case uleb
+        case sleb
+        case cString
+        case block1, block2, block4, blockULEB
+        /// An attribute whose form has an operand size depending on the unit (address, offset).
+        case addressSized, offsetSized
+        /// `DW_AT_sibling` with this form (ref1...ref_udata): read, not just skipped.
+        case sibling(UInt32)
+        case indirect
+        case unknown
+    }
+
+    static func op(form: UInt64, isSibling: Bool) -> SkipOp {
+        if isSibling, (0x11...0x15).contains(form) { return .sibling(UInt32(form)) }
+        switch form {
+        case 0x01: return .addressSized
+        case 0x0b, 0x0c, 0x25, 0x29, 0x11: return .fixed(1)
+        case 0x05, 0x26, 0x2a, 0x12: return .fixed(2)
+        case 0x27, 0x2b: return .fixed(3)
+        case 0x06, 0x28, 0x2c, 0x1c, 0x13: return .fixed(4)
+        case 0x07, 0x20, 0x24, 0x14: return .fixed(8)
+        case 0x1e: return .fixed(16)
+        case 0x0e, 0x10, 0x17, 0x1d, 0x1f, 0x1f20, 0x1f21: return .offsetSized
+        case 0x0d: return .sleb
+        case 0x0f, 0x1a, 0x1b, 0x22, 0x23, 0x1f01, 0x1f02, 0x15: return .uleb
+        case 0x19, 0x21: return .fixed(0)
+        case 0x08: return .cString
+        case 0x0a: return .block1
+        case 0x03: return .block2
+        case 0x04: return .block4
+        case 0x09, 0x18: return .blockULEB
+        case 0x16: return .indirect
+        default: return .unknown
+        }
+    }
+
+    /// Turns address- and offset-sized operands into fixed skips and merges runs of them.
+    mutating func compile(addressSize: Int, offsetSize: Int) {
+        ops = []
+        for index in entries.indices where entries[index].isValid {
+            entries[index].opStart = Int32(ops.count)
+            var run = 0
+            for spec in Int(entries[index].specStart)..<Int(entries[index].specEnd) {
+                var op = Self.op(form: UInt64(specForms[spec]), isSibling: specNames[spec] == 0x01)
+                if case .addressSized = op { op = .fixed(addressSize) }
+                if case .offsetSized = op { op = .fixed(offsetSize) }
+                if case .fixed(let size) = op {
+                    run += size
+                    continue
+                }
+                if run > 0 { ops.append(.fixed(run)) }
+                run = 0
+                ops.append(op)
+            }
+            if run > 0 { ops.append(.fixed(run)) }
+            entries[index].opEnd = Int32(ops.count)
+        }
+    }
+
+    /// Decodes the abbreviations at `offset` of `bytes` (codes are small and dense in practice; a
+    /// code over 1,000,000 fails the decode).
+    init?(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+        var reader = ByteReader(bytes, at: offset)
+        while true {
+            guard let code = reader.uleb() else { return nil }
+            if code == 0 { break }
+            guard code < 1_000_000, let tag = reader.uleb(), let children = reader.u8() else { return nil }
+            var entry = Entry()
+            entry.tag = UInt32(truncatingIfNeeded: tag)
+            entry.hasChildren = children != 0
+            entry.specStart = Int32(specNames.count)
+            while true {
+                guard let name = reader.uleb(), let form = reader.uleb() else { return nil }
+                if name == 0 && form == 0 { break }
+                if form == 0x21 { guard reader.sleb() != nil else { return nil } }  // DW_FORM_implicit_const
+                if name == 0x11 || name == 0x55 { entry.mayHaveCode = true }
+                specNames.append(UInt32(truncatingIfNeeded: name))
+                specForms.append(UInt32(truncatingIfNeeded: form))
+            }
+            entry.specEnd = Int32(specNames.count)
+            entry.isValid = true
+            let index = Int(code)
+            if index >= entries.count { entries.append(contentsOf: repeatElement(Entry(), count: index + 1 - entries.count)) }
+            entries[index] = entry
+        }
+    }
+}
+
+/// Little-endian reads with bounds checks; `nil` past the end.
+struct ByteReader {
+    let bytes: UnsafeRawBufferPointer
+    var position: Int
+
+    init(_ bytes: UnsafeRawBufferPointer, at position: Int) {
+        self.bytes = bytes
+        self.position = position
+    }
+
+    @inline(__always) mutating func u8() -> UInt8? {
+        guard position >= 0, position < bytes.count else { return nil }
+        defer { position += 1 }
+        return bytes[position]
+    }
+
+    @inline(__always) mutating func skip(_ count: Int) -> Bool {
+        guard count >= 0, position + count <= bytes.count else { return false }
+        position += count
+        return true
+    }
+
+    @inline(__always) mutating func fixed(_ size: Int) -> UInt64? {
+        guard position >= 0, position + size <= bytes.count else { return nil }
+        var value: UInt64 = 0
+        for index in 0..<size { value |= UInt64(bytes[position + index]) << (8 * UInt64(index)) }
+        position += size
+        return value
+    }
+
+    @inline(__always) mutating func uleb() -> UInt64? {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard let byte = u8() else { return nil }
+            if shift < 64 { value |= UInt64(byte & 0x7f) << shift }
+            if byte & 0x80 == 0 { return value }
+            shift += 7
+        }
+    }
+
+    @inline(__always) mutating func sleb() -> Int64? {
+        var value: Int64 = 0
+        var shift: Int64 = 0
+        while true {
+            guard let byte = u8() else { return nil }
+            if shift < 64 { value |= Int64(byte & 0x7f) << shift }
+            shift += 7
+            if byte & 0x80 == 0 {
+                if shift < 64, byte & 0x40 != 0 { value |= -(Int64(1) << shift) }
+                return value
+            }
+        }
+    }
+
+    mutating func cString() -> Bool {
+        while true {
+            guard let byte = u8() else { return false }
+            if byte == 0 { return true }
+        }
+    }
+}
+
+/// A cursor over the DIEs of one unit.
+struct DIECursor {
+    let info: UnsafeRawBufferPointer
+    var abbreviations: AbbreviationTable
+    /// Offset of the unit header in `info`, and of the byte after the unit.
+    let unitStart: Int
+    let unitEnd: Int
+    let addressSize: Int
+    let offsetSize: Int
+    /// Set when something could not be read: the caller must not trust this walk.
+    private(set) var failed = false
+
+    /// Reads the unit header at `unitStart` (DWARF 2 to 5).
+    init?(info: UnsafeRawBufferPointer, abbrev: UnsafeRawBufferPointer, unitStart: Int) {
+        var reader = ByteReader(info, at: unitStart)
+        guard var length = reader.fixed(4) else { return nil }
+        var offsetSize = 4
+        if length == 0xffff_ffff {
+            guard let long = reader.fixed(8) else { return nil }
+            length = long
+            offsetSize = 8
+        }
+        guard length < UInt64(info.count) else { return nil }
+        let unitEnd = reader.position + Int(length)
+        guard unitEnd <= info.count, let version = reader.fixed(2), (2...5).contains(version) else { return nil }
+        let abbrevOffset: UInt64
+        let addressSize: UInt8
+        if version >= 5 {
+            guard let unitType = reader.u8(), let size = reader.u8(), let offset = reader.fixed(offsetSize) else { return nil }
+            guard unitType == 1 || unitType == 3 else { return nil }  // DW_UT_compile, DW_UT_partial only
+            addressSize = size
+            abbrevOffset = offset
+        } else {
+            guard let offset = reader.fixed(offsetSize), let size = reader.u8() else { return nil }
+            addressSize = size
+            abbrevOffset = offset
+        }
+        guard addressSize == 4 || addressSize == 8, abbrevOffset < UInt64(abbrev.count),
+            let table = AbbreviationTable(abbrev, at: Int(abbrevOffset))
+        else { return nil }
+        self.info = info
+        self.abbreviations = table
+        self.unitStart = unitStart
+        self.unitEnd = unitEnd
+        self.addressSize = Int(addressSize)
+        self.offsetSize = offsetSize
+        abbreviations.compile(addressSize: Int(addressSize), offsetSize: offsetSize)
+        if version == 2 { return nil }  // DW_FORM_ref_addr is address-sized there; not worth a case.
+    }
+
+    /// The DIE at `offset`: its abbreviation entry, or `nil` for a null entry (end of siblings) or
+    /// a failure.
+    @inline(__always) mutating func entry(at offset: Int) -> AbbreviationTable.Entry? {
+        guard offset < unitEnd else {
+            failed = true
+            return nil
+        }
+        var reader = ByteReader(info, at: offset)
+        guard let code = reader.uleb() else {
+            failed = true
+            return nil
+        }
+        if code == 0 { return nil }
+        guard code < UInt64(abbreviations.entries.count), abbreviations.entries[Int(code)].isValid else {
+            failed = true
+            return nil
+        }
+        return abbreviations.entries[Int(code)]
+    }
+
+    /// The offset just past the DIE's attributes (its first child, when it has children), and its
+    /// `DW_AT_sibling` when it has one.
+    mutating func attributesEnd(of offset: Int) -> (end: Int, sibling: Int?)? {
+        var reader = ByteReader(info, at: offset)
+        guard let code = reader.uleb(), code > 0, code < UInt64(abbreviations.entries.count) else {
+            failed = true
+            return nil
+        }
+        let entry = abbreviations.entries[Int(code)]
+        var sibling: Int?
+        var ok = true
+        var opIndex = Int(entry.opStart)
+        let opEnd = Int(entry.opEnd)
+        while ok, opIndex < opEnd {
+            var op = abbreviations.ops[opIndex]
+            opIndex += 1
+            if case .indirect = op {
+                guard let form = reader.uleb() else { ok = false; break }
+                op = AbbreviationTable.op(form: form, isSibling: false)
+                if case .addressSized = op { op = .fixed(addressSize) }
+                if case .offsetSized = op { op = .fixed(offsetSize) }
+            }
+            switch op {
+            case .fixed(let size): ok = reader.skip(size)
+            case .uleb: ok = reader.uleb() != nil
+            case .sleb: ok = reader.sleb() != nil
+            case .cString: ok = reader.cString()
+            case .block1: ok = reader.fixed(1).map { reader.skip(Int($0)) } ?? false
+            case .block2: ok = reader.fixed(2).map { reader.skip(Int($0)) } ?? false
+            case .block4: ok = reader.fixed(4).map { reader.skip(Int($0)) } ?? false
+            case .blockULEB:
+                if let length = reader.uleb(), length < UInt64(info.count) { ok = reader.skip(Int(length)) } else { ok = false }
+            case .sibling(let form):
+                let value: UInt64?
+                switch form {
+                case 0x11: value = reader.fixed(1)
+                case 0x12: value = reader.fixed(2)
+                case 0x13: value = reader.fixed(4)
+                case 0x14: value = reader.fixed(8)
+                default: value = reader.uleb()
+                }
+                if let value {
+                    if value < UInt64(unitEnd - unitStart) { sibling = unitStart + Int(value) }
+                } else {
+                    ok = false
+                }
+            case .addressSized, .offsetSized, .indirect, .unknown: ok = false
+            }
+        }
+        guard ok, reader.position <= unitEnd else {
+            failed = true
+            return nil
+        }
+        return (reader.position, sibling)
+    }
+}
