@@ -18,6 +18,27 @@ public struct RowWriter: Sendable {
 
     public init(format: RowFormat) { self.format = format }
 
+    /// A writer for rows that continue another writer's output: a worker formatting one input of
+    /// many while the main writer writes the earlier ones. Its rows are separated as if rows came
+    /// before them; `append(chunk:rowCount:into:)` on the main writer puts them in place.
+    public init(continuing format: RowFormat) {
+        self.format = format
+        rowsWritten = 1
+    }
+
+    /// Appends rows a `continuing` writer formatted, in order, fixing up JSON's opening bracket
+    /// when they are the first rows of the output.
+    public mutating func append(chunk: [UInt8], rowCount: Int, into out: inout [UInt8]) {
+        guard rowCount > 0 else { return }
+        if format == .json, rowsWritten == 0 {
+            out.append(contentsOf: Array("[\n".utf8))
+            out.append(contentsOf: chunk.dropFirst(2))  // the ",\n" a continuation starts with
+        } else {
+            out.append(contentsOf: chunk)
+        }
+        rowsWritten += rowCount
+    }
+
     /// What comes before the first row (the CSV header; JSON's `[` is written lazily).
     public mutating func begin(into out: inout [UInt8]) {
         if format == .csv {

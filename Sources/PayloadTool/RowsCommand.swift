@@ -92,37 +92,37 @@ enum RowsCommand {
         let inputs = parsed.positionals
         let progress = ProgressLine(total: inputs.count)
         var messages = ProgressErasingStream(base: stderr, progress: progress)
+        func report(_ diagnostic: InputDiagnostic) {
+            messages.write("\(diagnostic.severity.rawValue): \(diagnostic)\n")
+        }
         var next = 0
         while next < inputs.count {
-            progress.update(done: next, label: inputs[next])
-            // Small files are converted a few at a time on all cores and written in input order;
-            // standard input and large files (JSON Lines can be any size) stream on their own, so
-            // memory never holds more than a few small files' rows.
-            var batch: [String] = []
-            while jobs > 1, next < inputs.count, batch.count < jobs * 2, isSmallFile(inputs[next]) {
-                batch.append(inputs[next])
-                next += 1
+            // Runs of small files are converted and formatted on all cores and written in input
+            // order; standard input and large files (JSON Lines can be any size) stream on their
+            // own, so memory never holds more than a few small files' rows.
+            var run: [String] = []
+            while jobs > 1, next + run.count < inputs.count, isSmallFile(inputs[next + run.count]) {
+                run.append(inputs[next + run.count])
             }
-            if batch.count > 1 {
-                for result in convertConcurrently(batch, options: conversion) {
-                    for diagnostic in result.diagnostics { messages.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") }
-                    for row in result.rows {
-                        writer.write(row, into: &buffer)
-                        flush(false)
-                    }
-                    if !result.converted { allConverted = false }
+            if run.count > 1 {
+                convertInOrder(run, options: conversion, format: format, jobs: jobs) { position, converted in
+                    progress.update(done: next + position, label: run[position])
+                    for diagnostic in converted.diagnostics { report(diagnostic) }
+                    writer.append(chunk: converted.bytes, rowCount: converted.rowCount, into: &buffer)
+                    flush(false)
+                    if !converted.converted { allConverted = false }
                 }
+                next += run.count
                 continue
             }
-            let path = batch.first ?? inputs[next]
-            if batch.isEmpty { next += 1 }
+            progress.update(done: next, label: inputs[next])
             let converted = RowSource.readRows(
-                path: path, options: conversion, standardInput: stdin,
-                report: { diagnostic in messages.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") },
+                path: inputs[next], options: conversion, standardInput: stdin, report: report,
                 emit: { row in
                     writer.write(row, into: &buffer)
                     flush(false)
                 })
+            next += 1
             if !converted { allConverted = false }
         }
         progress.erase()
@@ -139,14 +139,10 @@ enum RowsCommand {
         return allConverted ? PayloadTool.exitSuccess : PayloadTool.exitFailure
     }
 
-    /// The cores left idle by the load average (as `make -l` does), 1 to 4: on a busy machine extra
-    /// threads only wait for a core and make the run slower.
+    /// One conversion thread per core (at most 4). Each input is converted and formatted by one
+    /// thread, so a busy machine costs only the switching between them.
     static func defaultJobs() -> Int {
-        let cores = Swift.max(ProcessInfo.processInfo.activeProcessorCount, 1)
-        var load = [0.0]
-        guard getloadavg(&load, 1) == 1 else { return 1 }
-        let idle = Int((Double(cores) - load[0]).rounded(.down))
-        return Swift.min(Swift.max(idle, 1), cores, 4)
+        Swift.min(Swift.max(ProcessInfo.processInfo.activeProcessorCount, 1), 4)
     }
 
     /// A regular file small enough to hold its rows in memory while others convert.
@@ -157,22 +153,59 @@ enum RowsCommand {
         return (info.st_mode & S_IFMT) == S_IFREG && info.st_size <= 8 << 20
     }
 
-    /// What one input gave, held until its turn to be written.
+    /// What one input gave, formatted, held until its turn to be written.
     private final class ConvertedInput: @unchecked Sendable {
-        // Written by exactly one worker, read after all workers finished.
-        var rows: [Row] = []
+        // Written by exactly one worker before `done` is signalled, read by the writer after.
+        var bytes: [UInt8] = []
+        var rowCount = 0
         var diagnostics: [InputDiagnostic] = []
         var converted = true
+        let done = DispatchSemaphore(value: 0)
     }
 
-    private static func convertConcurrently(_ paths: [String], options: ConversionOptions) -> [ConvertedInput] {
+    /// Converts `paths` on `jobs` threads, each input's rows formatted into bytes by the thread
+    /// that converted it, and hands the results to `deliver` in input order. At most `jobs * 4`
+    /// inputs are converted ahead of the one being delivered, which bounds memory.
+    private static func convertInOrder(
+        _ paths: [String], options: ConversionOptions, format: RowFormat, jobs: Int,
+        deliver: (Int, ConvertedInput) -> Void
+    ) {
         let results = paths.map { _ in ConvertedInput() }
-        DispatchQueue.concurrentPerform(iterations: paths.count) { index in
-            let result = results[index]
-            result.converted = RowSource.readRows(
-                path: paths[index], options: options, report: { result.diagnostics.append($0) }, emit: { result.rows.append($0) })
+        let window = DispatchSemaphore(value: jobs * 4)
+        let claim = NSLock()
+        nonisolated(unsafe) var nextToClaim = 0
+        let workers = DispatchGroup()
+        for _ in 0..<jobs {
+            DispatchQueue.global().async(group: workers) {
+                while true {
+                    window.wait()
+                    claim.lock()
+                    let index = nextToClaim
+                    nextToClaim += 1
+                    claim.unlock()
+                    guard index < paths.count else {
+                        window.signal()
+                        return
+                    }
+                    let result = results[index]
+                    var writer = RowWriter(continuing: format)
+                    result.converted = RowSource.readRows(
+                        path: paths[index], options: options, report: { result.diagnostics.append($0) },
+                        emit: { row in
+                            writer.write(row, into: &result.bytes)
+                            result.rowCount += 1
+                        })
+                    result.done.signal()
+                }
+            }
         }
-        return results
+        for (index, result) in results.enumerated() {
+            result.done.wait()
+            deliver(index, result)
+            result.bytes = []
+            window.signal()
+        }
+        workers.wait()
     }
 
     private enum OutputSink {
