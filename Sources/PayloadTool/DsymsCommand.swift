@@ -75,7 +75,11 @@ enum DsymsCommand {
             return PayloadTool.exitFailure
         }
         var failed = false
-        for problem in symbolizer.problems { stderr.write("warning: \(problem)\n") }
+        // A file that looks like a debug file but cannot be read is an error (exit 1); the others still count.
+        for problem in symbolizer.problems {
+            stderr.write("error: \(problem)\n")
+            failed = true
+        }
         // UUID → (frames, images) for frames without a debug file.
         var missing: [String: (frames: Int, images: Set<String>)] = [:]
         var missingOrder: [String] = []

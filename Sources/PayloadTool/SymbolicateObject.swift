@@ -79,7 +79,10 @@ enum SymbolicateObject {
         do {
             symbolizer = try BuildSymbolizer(debugFiles: [object], indexFolder: indexFolder)
             symbolizer.progress = SymbolicateOutput.progressLine()
-            for problem in symbolizer.problems { stderr.write("warning: \(problem)\n") }
+            for problem in symbolizer.problems {
+                stderr.write("error: \(problem)\n")
+                failed = true
+            }
             guard !symbolizer.debugFiles.isEmpty else {
                 // A folder without debug files, a FIFO, /dev/zero: say so rather than "has 0 slices".
                 stderr.write("error: \(object): no debug file (Mach-O, .dSYM bundle or ELF) found\n")

@@ -57,7 +57,11 @@ enum SymbolicateStacks {
             do {
                 made = try BuildSymbolizer(buildFolder: folder, indexFolder: indexFolder)
                 made?.progress = SymbolicateOutput.progressLine()
-                for problem in made!.problems { stderr.write("warning: \(problem)\n") }
+                // A broken debug file is an error (exit 1); the build's other files still symbolicate.
+                for problem in made!.problems {
+                    stderr.write("error: \(problem)\n")
+                    failed = true
+                }
             } catch {
                 stderr.write("warning: no debug files for build \(buildName): \(error)\n")
             }

@@ -38,6 +38,7 @@ struct TopRun {
         }
 
         ranking.reportMissingDebugFiles(stderr: &stderr)
+        if ranking.brokenDebugFiles > 0 { failed = true }
         if ranking.duplicates > 0 {
             let rows = ranking.duplicates == 1 ? "1 hang or crash row" : "\(ranking.duplicates) hang or crash rows"
             stderr.write("note: \(rows) read more than once (same user and row key), counted once\n")
@@ -72,6 +73,8 @@ struct TopRanking {
     /// Why a build's debug file for a UUID could not be opened (corrupt DWARF, a cut file), so the
     /// note about missing debug files can say it instead of just "no debug file".
     private var openFailures: [Int: (String) -> String?] = [:]
+    /// Debug files that looked like debug files but could not be read: reported as errors, exit 1.
+    private(set) var brokenDebugFiles = 0
     /// (user, row key) of every hang and crash counted: a row read twice (a dump given twice, or
     /// a dump and the row file made from it) counts once, as the table stores it once.
     private var counted: Set<String> = []
@@ -133,7 +136,11 @@ struct TopRanking {
             if let files = opened.symbolizer as? BuildSymbolizer {
                 openFailures[build] = { uuid in files.openFailure(uuid: uuid).map(String.init(describing:)) }
             }
-            for problem in opened.problems { stderr.write("warning: build \(build): \(problem)\n") }
+            // A broken debug file is an error (exit 1); the build's other files still name their frames.
+            for problem in opened.problems {
+                stderr.write("error: build \(build): \(problem)\n")
+                brokenDebugFiles += 1
+            }
         } catch {
             stderr.write("warning: build \(build): \(error); its frames stay image+0xOFFSET\n")
             buildsWithoutFolder.insert(build)
