@@ -306,6 +306,22 @@ final class DwarfReader {
         return result
     }
 
+    /// Where an inlined call was made: `DW_AT_call_file` (an index into the unit's file table, -1
+    /// when absent) and `DW_AT_call_line` (0 when absent).
+    private static func callSite(of die: inout Dwarf_Die) -> (file: Int32, line: Int32) {
+        var attribute = Dwarf_Attribute()
+        var value: Dwarf_Word = 0
+        var file: Int32 = -1
+        var line: Int32 = 0
+        if dwarf_attr(&die, UInt32(DW_AT_call_file), &attribute) != nil, dwarf_formudata(&attribute, &value) == 0 {
+            file = Int32(truncatingIfNeeded: value)
+        }
+        if dwarf_attr(&die, UInt32(DW_AT_call_line), &attribute) != nil, dwarf_formudata(&attribute, &value) == 0 {
+            line = Int32(truncatingIfNeeded: value)
+        }
+        return (file, line)
+    }
+
     private static func ranges(of die: inout Dwarf_Die) -> [AddressRange] {
         var result: [AddressRange] = []
         var base: Dwarf_Addr = 0
@@ -519,22 +535,7 @@ final class DwarfReader {
                     let ranges = Self.ranges(of: &die)
                     if ranges.isEmpty { break }
                     let isInlined = entry.tag == UInt32(DW_TAG_inlined_subroutine)
-                    var callFile: Int32 = -1
-                    var callLine: Int32 = 0
-                    if isInlined {
-                        var attribute = Dwarf_Attribute()
-                        var value: Dwarf_Word = 0
-                        if dwarf_attr(&die, UInt32(DW_AT_call_file), &attribute) != nil,
-                            dwarf_formudata(&attribute, &value) == 0
-                        {
-                            callFile = Int32(truncatingIfNeeded: value)
-                        }
-                        if dwarf_attr(&die, UInt32(DW_AT_call_line), &attribute) != nil,
-                            dwarf_formudata(&attribute, &value) == 0
-                        {
-                            callLine = Int32(truncatingIfNeeded: value)
-                        }
-                    }
+                    let (callFile, callLine) = isInlined ? Self.callSite(of: &die) : (-1, 0)
                     if entry.hasChildren, wanted == nil || Self.holdsWanted(ranges, wanted!) {
                         childList = Int32(lists.count)
                         lists.append([])
@@ -614,22 +615,7 @@ final class DwarfReader {
                     let ranges = Self.ranges(of: &die)
                     if ranges.isEmpty { break }
                     let isInlined = tag == Int32(DW_TAG_inlined_subroutine)
-                    var callFile: Int32 = -1
-                    var callLine: Int32 = 0
-                    if isInlined {
-                        var attribute = Dwarf_Attribute()
-                        var value: Dwarf_Word = 0
-                        if dwarf_attr(&die, UInt32(DW_AT_call_file), &attribute) != nil,
-                            dwarf_formudata(&attribute, &value) == 0
-                        {
-                            callFile = Int32(truncatingIfNeeded: value)
-                        }
-                        if dwarf_attr(&die, UInt32(DW_AT_call_line), &attribute) != nil,
-                            dwarf_formudata(&attribute, &value) == 0
-                        {
-                            callLine = Int32(truncatingIfNeeded: value)
-                        }
-                    }
+                    let (callFile, callLine) = isInlined ? Self.callSite(of: &die) : (-1, 0)
                     let node = Int32(unit.nodes.count)
                     unit.nodes.append(
                         ScopeNode(
