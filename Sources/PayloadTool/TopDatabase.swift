@@ -7,8 +7,9 @@ enum TopDatabase {
     /// user's with `--user`, in the order they were stored.
     ///
     /// - Throws: `RowStoreError` (its message names the server with the password redacted).
-    static func diagnosticRows(url: String, options: TopOptions) throws -> [Row] {
+    static func diagnosticRows(url: String, options: TopOptions) throws -> (rows: [Row], builds: [Int]) {
         let database = try RowDatabase(url: url)
-        return try database.rows(kind: "diagnostic", build: options.build, userID: options.userID)
+        let rows = try database.rows(kind: "diagnostic", build: options.build, userID: options.userID)
+        return (rows, try database.builds(userID: options.userID))
     }
 }

@@ -28,9 +28,11 @@ struct TopRun {
         stderr = messages.base
         if let url = options.databaseURL {
             do {
-                for row in try TopDatabase.diagnosticRows(url: url, options: options) {
+                let stored = try TopDatabase.diagnosticRows(url: url, options: options)
+                for row in stored.rows {
                     ranking.add(row, from: "--db", stderr: &stderr)
                 }
+                for build in stored.builds { ranking.noteBuild(build) }
             } catch {
                 stderr.write("error: --db: \(error)\n")
                 failed = true
@@ -82,6 +84,12 @@ struct TopRanking {
 
     init(options: TopOptions) {
         self.options = options
+    }
+
+    /// A build that has rows, ranked or not (metric rows only: "no hangs or crashes").
+    mutating func noteBuild(_ build: Int) {
+        if let chosen = options.build, build != chosen { return }
+        tally.noteBuild(build)
     }
 
     mutating func add(_ row: Row, from source: String, stderr: inout some TextOutputStream) {

@@ -188,6 +188,19 @@ public final class RowDatabase {
         return rows
     }
 
+    /// The builds that have any row (of any kind), narrowed by user: `top --db` lists a build with
+    /// only metric rows as having no hangs or crashes, as it does for a file holding those rows.
+    public func builds(userID: String? = nil) throws(RowStoreError) -> [Int] {
+        let sql = "select distinct app_build from public.yui_perf where ($1::uuid is null or user_id = $1::uuid)"
+        let result: QueryResult
+        do {
+            result = try connection.execute(sql, parameters: [userID])
+        } catch {
+            throw failure("cannot read builds", error)
+        }
+        return result.rows.compactMap { $0.first.flatMap { $0 }.flatMap { Int($0) } }
+    }
+
     // MARK: Helpers
 
     private func run(_ sql: String) throws(ServerError) {
