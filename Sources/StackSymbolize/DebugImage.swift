@@ -146,7 +146,7 @@ final class DebugImage {
     /// opens its handle and loads the shared symbol table while this thread builds the unit map.
     func reopener() -> @Sendable () throws(SymbolizeError) -> DebugImage {
         nonisolated(unsafe) let machO = machO
-        nonisolated(unsafe) let shared = sharedSymbols
+        let shared = sharedSymbols
         let path = path
         return { () throws(SymbolizeError) -> DebugImage in
             let other = machO == nil ? try DebugImage(elfPath: path) : try DebugImage(machO: machO!.file, slice: machO!.slice)
