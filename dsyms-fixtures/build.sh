@@ -171,8 +171,26 @@ if llvm-readelf-14 -S "$fixtures/other/yui-linux" | grep -q debug_aranges; then
 fi
 
 # ---------------------------------------------------------------------------------------------
+# YuiNest (Swift, -O, arm64 iOS executable): closures and local functions whose subprograms sit
+# inside their parent function's subprogram, with code outside the parent's range and inlined
+# calls of their own (see docs/fixtures.md).
+step "YuiNest"
+(
+    cd "$src/YuiNest"
+    swiftc "${ios[@]}" -parse-stdlib -g -O -wmo -module-name YuiNest \
+        -debug-prefix-map "$src=$debug_root" -file-compilation-dir "$debug_root/YuiNest" \
+        -c main.swift Builtins.swift Inbox.swift -o "$work/YuiNest.o"
+)
+"${ld_ios[@]}" -arch arm64 -e _main -undefined dynamic_lookup -o "$work/YuiNest" "$work/YuiNest.o"
+python3 "$tools/machotool.py" patch-uuid "$work/YuiNest" 4C4C4C4C-5555-3144-A1B2-0000000E0001
+mkdir -p "$fixtures/other"
+make_dsym "$work/YuiNest" "$fixtures/other/YuiNest.app.dSYM"
+
+# ---------------------------------------------------------------------------------------------
 step "manifest, function table, expected answers"
-# The YuiApp binaries (not kept) give the call sites recorded in yuiapp-functions.json.
-python3 "$tools/catalog.py" "$fixtures" 130="$work/YuiApp-130/YuiApp" 131="$work/YuiApp-131/YuiApp"
+# The YuiApp binaries (not kept) give the call sites recorded in yuiapp-functions.json; theirs
+# and YuiNest's give the call instructions in the address lists.
+python3 "$tools/catalog.py" "$fixtures" 130="$work/YuiApp-130/YuiApp" 131="$work/YuiApp-131/YuiApp" \
+    YuiNest="$work/YuiNest"
 bash "$fixtures/expected/regenerate.sh"
 step "done"

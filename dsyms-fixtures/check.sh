@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks the committed fixtures against what they claim to be, without rebuilding them:
 # every manifest slice exists with its UUID, arch and text base; every file passes
-# llvm-dwarfdump-14 --verify; the YuiApp dSYMs hold inlined subroutines; the ELF has a build-id
+# llvm-dwarfdump-14 --verify; the YuiApp dSYMs hold inlined subroutines; YuiNest still has its
+# nested subprograms (outside their parent's range, with inlined calls); the ELF has a build-id
 # and no .debug_aranges; and expected/*.json is exactly what llvm-symbolizer-14 says today.
 # Needs llvm-14 (scripts/install-system-packages installs it). Exit 0 when all checks pass.
 set -euo pipefail
@@ -87,6 +88,37 @@ for build in 130 131; do
     check "YuiApp $build has inlined subroutines" \
         bash -c "llvm-dwarfdump-14 --debug-info builds/$build/YuiApp.app.dSYM | grep -q DW_TAG_inlined_subroutine"
 done
+nested_subprograms() {  # YuiNest's shape: see docs/fixtures.md
+    python3 - <<'PYTHON'
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, "tools")
+import describe
+dies = describe.parse_dies("other/YuiNest.app.dSYM/Contents/Resources/DWARF/YuiNest", None)
+stack, nested = [], []
+for index, die in enumerate(dies):
+    while stack and stack[-1]["depth"] >= die["depth"]:
+        stack.pop()
+    ranges = describe.die_ranges(die)
+    if die["tag"] == "DW_TAG_subprogram" and ranges:
+        parents = [s for s in stack if s["tag"] == "DW_TAG_subprogram" and describe.die_ranges(s)]
+        if parents:
+            parent = describe.die_ranges(parents[-1])
+            outside = all(high <= low2 or low >= high2 for low, high in ranges for low2, high2 in parent)
+            below = []
+            for later in dies[index + 1:]:
+                if later["depth"] <= die["depth"]:
+                    break
+                below.append(later["tag"])
+            if outside and "DW_TAG_inlined_subroutine" in below:
+                nested.append((die["offset"], len(parents)))
+    stack.append(die)
+print(", ".join(f"0x{offset:x} (depth {depth})" for offset, depth in nested))
+# Two closures, two local functions and a method's closure; one of them two deep.
+sys.exit(0 if len(nested) >= 5 and any(depth >= 2 for _, depth in nested) else 1)
+PYTHON
+}
+check "YuiNest has nested subprograms outside their parent's range, with inlined calls" nested_subprograms
 check "other/yui-linux has a GNU build-id" bash -c "llvm-readelf-14 -n other/yui-linux | grep -q 'Build ID'"
 check "other/yui-linux has no .debug_aranges" bash -c "! llvm-readelf-14 -S other/yui-linux | grep -q debug_aranges"
 

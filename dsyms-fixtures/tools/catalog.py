@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Writes the fixture catalog: manifest.json, yuiapp-functions.json and expected/<name>.addresses.
 
-  catalog.py FIXTURES_DIR [BUILD=YUIAPP_BINARY]...
+  catalog.py FIXTURES_DIR [BUILD=YUIAPP_BINARY]... [YuiNest=BINARY]
 
 With the linked YuiApp binary of a build (the dSYM has no code), yuiapp-functions.json also lists
-each function's call sites: the return address of every `bl`, as it appears in a stack.
+each function's call sites: the return address of every `bl`, as it appears in a stack. The
+address lists of those builds, and of YuiNest given its binary, include every `bl` (return
+address - 4).
 
 Every fixture file is listed in FIXTURES below. For each slice the manifest records its UUID, arch
 and text base (Mach-O `__TEXT` vmaddr, or the ELF's first PT_LOAD vaddr), the DWARF version, and
@@ -40,6 +42,9 @@ FIXTURES = [
      "DWARF 5 dSYM (C): __debug_str_offs, __debug_addr, __debug_line_str, __debug_rnglists"),
     ("yui-linux", "other/yui-linux", None,
      "x86-64 Linux ELF with a GNU build-id and no .debug_aranges (DWARF 5, C++)"),
+    ("YuiNest", "other/YuiNest.app.dSYM/Contents/Resources/DWARF/YuiNest", None,
+     "Swift iOS app: closures and local functions nested in their parent's subprogram DIE, "
+     "code outside the parent's range, inlined calls inside them"),
 ]
 
 ELF_MAGIC = b"\x7fELF"
@@ -170,11 +175,13 @@ def main(argv):
             entry["build"] = build
         if fat_header is not None:
             entry["fat_header"] = fat_header
-        # The call instructions of YuiApp (return address - 4) are what non-leaf frames look up.
+        # The call instructions (return address - 4) are what non-leaf frames look up: listed for
+        # the YuiApp builds (binaries named by build) and YuiNest (named by fixture name).
         call_addresses = set()
-        if name.startswith("YuiApp-") and build in binaries:
+        binary = binaries.get(build) if name.startswith("YuiApp-") else binaries.get(name)
+        if binary is not None:
             described = describe.functions(full, None)
-            for sites in call_sites(binaries[build], described, 0).values():
+            for sites in call_sites(binary, described, 0).values():
                 call_addresses.update(site["return_offset"] - 4 for site in sites)
         for slice_entry in slices:
             arch = slice_entry["arch"] if file_format == "fat" else None

@@ -1,0 +1,4 @@
+var preview = Preview(lines: zero)
+let unread = unreadCount(zero, zero)
+let width = badgeWidth(unread)
+let shown = preview.layout(width)
