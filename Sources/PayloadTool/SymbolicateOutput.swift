@@ -49,7 +49,10 @@ enum SymbolicateOutput {
             case .missingDebugFile: reason = "[no debug file for UUID \(frame.request.uuid ?? "(none)")]"
             default: reason = "[no symbol at \(hex(frame.lookupAddress ?? address))]"
             }
-            return prefix + "\(image) + \(frame.request.offset) \(reason)\n"
+            // An address below the image's text base (atos mode) has a negative offset.
+            let offset = frame.request.offset
+            let place = offset >= 1 << 63 ? "\(image) - \(0 &- offset)" : "\(image) + \(offset)"
+            return prefix + "\(place) \(reason)\n"
         }
         var text = ""
         for source in frame.frames {

@@ -256,9 +256,15 @@ public final class BuildSymbolizer {
                 return indexedFrame(symbolIndex, file: index, request: request, address: address)
             }
         }
-        guard let image = image(at: index) else { throw openFailures[index]! }
+        guard let image = image(at: index, checkingUnits: false) else { throw openFailures[index]! }
         let lookupAddresses = offsets ? addresses.map { image.textBase &+ $0 } : addresses
         let raw = ParallelLookup.run(image, lookupAddresses, names: &names)
+        // The batch built the unit map (on both threads); a unit it could not read voids its answers.
+        if let problem = image.dwarfProblem {
+            images[index] = nil
+            openFailures[index] = SymbolizeError(path: image.path, problem)
+            throw openFailures[index]!
+        }
         return zip(zip(addresses, lookupAddresses), raw).map { pair, lookup in
             let request = FrameRequest(image: nil, uuid: info.uuids.first, offset: offsets ? pair.0 : pair.0 &- image.textBase, isReturnAddress: false)
             return frame(for: lookup, request: request, address: pair.1, path: image.path)
@@ -333,12 +339,15 @@ public final class BuildSymbolizer {
         }
     }
 
-    private func image(at index: Int) -> DebugImage? {
+    /// The debug image of `debugFiles[index]`, opened once. With `checkingUnits` (the default) its
+    /// unit map is built and a unit that cannot be read makes it fail; a batch passes false and
+    /// checks after building the map on two threads.
+    private func image(at index: Int, checkingUnits: Bool = true) -> DebugImage? {
         if let open = images[index] { return open }
         if openFailures[index] != nil { return nil }
         do {
             let image = try DebugFileCatalog.open(debugFiles[index])
-            if let problem = image.dwarfProblem {
+            if checkingUnits, let problem = image.dwarfProblem {
                 openFailures[index] = SymbolizeError(path: image.path, problem)
                 return nil
             }
@@ -422,12 +431,14 @@ enum ParallelLookup {
         let start = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var secondUnits: [UnitRanges] = []
+        nonisolated(unsafe) var secondProblem: String?
         let runner = Thread {
             worker = try? reopen()
             // The second half of the unit map's units, while the first thread does the first half.
             if let worker {
                 let offsets = worker.unitDIEOffsets()
                 secondUnits = worker.unitRanges(dieOffsets: offsets[(offsets.count / 2)...])
+                secondProblem = worker.problemSoFar
             }
             opened.signal()
             worker?.preloadSymbols()
@@ -456,6 +467,7 @@ enum ParallelLookup {
         }
         let map = UnitAddressMap(firstUnits + secondUnits)
         image.adoptUnitMap(map)
+        image.adoptProblem(secondProblem)
         sharedMap = map
         secondAddresses = secondIndices.map { addresses[$0] }
         start.signal()

@@ -72,13 +72,16 @@ struct AbbreviationTable {
     }
 
     /// Turns address- and offset-sized operands into fixed skips and merges runs of them.
-    mutating func compile(addressSize: Int, offsetSize: Int) {
+    /// `DW_FORM_ref_addr` is offset-sized from DWARF 3 on, address-sized in DWARF 2
+    /// (`refAddressSize`).
+    mutating func compile(addressSize: Int, offsetSize: Int, refAddressSize: Int) {
         ops = []
         for index in entries.indices where entries[index].isValid {
             entries[index].opStart = Int32(ops.count)
             var run = 0
             for spec in Int(entries[index].specStart)..<Int(entries[index].specEnd) {
                 var op = Self.op(form: UInt64(specForms[spec]), isSibling: specNames[spec] == 0x01)
+                if specForms[spec] == 0x10 { op = .fixed(refAddressSize) }  // DW_FORM_ref_addr
                 if case .addressSized = op { op = .fixed(addressSize) }
                 if case .offsetSized = op { op = .fixed(offsetSize) }
                 if case .fixed(let size) = op {
@@ -195,6 +198,8 @@ struct DIECursor {
     let unitEnd: Int
     let addressSize: Int
     let offsetSize: Int
+    /// Size of a `DW_FORM_ref_addr` operand (address-sized in DWARF 2, offset-sized after).
+    let refAddressSize: Int
     /// Set when something could not be read: the caller must not trust this walk.
     private(set) var failed = false
 
@@ -232,8 +237,8 @@ struct DIECursor {
         self.unitEnd = unitEnd
         self.addressSize = Int(addressSize)
         self.offsetSize = offsetSize
-        abbreviations.compile(addressSize: Int(addressSize), offsetSize: offsetSize)
-        if version == 2 { return nil }  // DW_FORM_ref_addr is address-sized there; not worth a case.
+        refAddressSize = version == 2 ? Int(addressSize) : offsetSize
+        abbreviations.compile(addressSize: Int(addressSize), offsetSize: offsetSize, refAddressSize: refAddressSize)
     }
 
     /// The DIE at `offset`: its abbreviation entry, or `nil` for a null entry (end of siblings) or
@@ -275,6 +280,7 @@ struct DIECursor {
             if case .indirect = op {
                 guard let form = reader.uleb() else { ok = false; break }
                 op = AbbreviationTable.op(form: form, isSibling: false)
+                if form == 0x10 { op = .fixed(refAddressSize) }  // DW_FORM_ref_addr
                 if case .addressSized = op { op = .fixed(addressSize) }
                 if case .offsetSized = op { op = .fixed(offsetSize) }
             }

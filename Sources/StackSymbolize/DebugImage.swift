@@ -112,12 +112,12 @@ final class DebugImage {
     }
 
     /// Opens one slice of a Mach-O file, lifting its DWARF into an in-memory ELF image for libdw.
+    /// A slice without `__DWARF` sections (an app binary from an archive, a system library)
+    /// answers from its symbol table, as atos does.
     init(machO file: MappedFile, slice: MachOSlice) throws(SymbolizeError) {
         path = file.path
-        guard !slice.dwarfSections.isEmpty else {
-            throw SymbolizeError(path: file.path, "the \(slice.architecture) slice has no __DWARF sections")
-        }
-        reader = try DwarfReader(elfImage: MachOReader.liftedELFImage(of: slice, view: file.view), path: file.path)
+        reader = try DwarfReader(
+            elfImage: MachOReader.liftedELFImage(of: slice, view: file.view), path: file.path, withDWARF: !slice.dwarfSections.isEmpty)
         textBase = slice.textVMAddress
         switch slice.cpuType {
         case MachOCPU.arm64, MachOCPU.arm64_32: instructionSet = .arm64
@@ -128,11 +128,17 @@ final class DebugImage {
     }
 
     /// Why the image's DWARF cannot be trusted (a unit that libdw cannot read), read once the
-    /// unit map is built.
+    /// unit map is built (this builds it when no batch has).
     var dwarfProblem: String? {
         _ = unitMap
         return reader.dwarfProblem
     }
+
+    /// True when the slice or file has DWARF (else it answers from its symbol table only).
+    var hasDWARF: Bool { reader.hasDWARF }
+
+    /// Header-only units skipped while building the unit map.
+    var headerOnlyUnits: Int { reader.headerOnlyUnits }
 
     /// A second handle on the same file, for another thread; it shares the unit map.
     func reopened() throws(SymbolizeError) -> DebugImage {
@@ -162,13 +168,20 @@ final class DebugImage {
     /// Gives a handle from `reopener()` the unit map built on the first one.
     func adoptUnitMap(_ map: UnitAddressMap) { unitMap = map }
 
+    /// Records a DWARF problem found by another handle while building its share of the unit map.
+    func adoptProblem(_ problem: String?) { reader.adoptProblem(problem) }
+
+    /// The problem found by this handle so far (no unit map is built to find it).
+    var problemSoFar: String? { reader.dwarfProblem }
+
     /// Loads the symbol table (shared by every handle on the file) ahead of use.
     func preloadSymbols() { _ = symbols }
 
-    /// Looks up one address in the image's address space.
-    func lookup(_ address: UInt64) -> RawLookup {
+    /// Looks up one address in the image's address space. `given` is a unit the caller already
+    /// decoded whole (the index builder), used instead of decoding it again.
+    func lookup(_ address: UInt64, given: (index: Int, unit: DecodedUnit)? = nil) -> RawLookup {
         for unitIndex in unitMap.units(containing: address) {
-            let unit = decodedUnit(unitIndex)
+            let unit = given?.index == unitIndex ? given!.unit : decodedUnit(unitIndex)
             if let found = frames(in: unit, at: address) { return found }
         }
         if let symbol = symbol(containing: address) {
@@ -258,7 +271,13 @@ final class DebugImage {
         frames.reserveCapacity(chain.count)
         for position in stride(from: chain.count - 1, through: 0, by: -1) {
             let node = unit.nodes[Int(chain[position])]
-            let names = name(node.dieOffset)
+            var names = name(node.dieOffset)
+            // The outermost frame is a real function, so the symbol table has its linkage name even
+            // where the DWARF gives only `DW_AT_name` (line-tables-only builds, Objective-C methods,
+            // `operator new`, a bitcode build's `__hidden#12_`): atos and llvm-symbolizer print that.
+            if position == 0, names.linkage == nil, let symbol = symbol(containing: address) {
+                names = (self.name(of: symbol), nil)
+            }
             var file: String?
             var line: Int?
             if position == chain.count - 1 {
@@ -285,8 +304,10 @@ final class DebugImage {
             if table[middle].address <= address { low = middle + 1 } else { high = middle }
         }
         guard low > 0 else { return nil }
+        // Sizes are bounded when the table is loaded (to the next symbol or the section's end), so
+        // an address past the last function, or before the first, is not found.
         let candidate = table[low - 1]
-        guard candidate.size == 0 || address < candidate.address &+ candidate.size else { return nil }
+        guard address - candidate.address < candidate.size else { return nil }
         return candidate
     }
 }
@@ -374,6 +395,9 @@ struct UnitAddressMap {
         firstCandidate.append(Int32(candidates.count))
     }
 
+    /// Every piece's start and end: where the units covering an address change.
+    var boundaries: [UInt64] { starts + ends }
+
     func units(containing address: UInt64) -> [Int] {
         var low = 0
         var high = starts.count
@@ -395,13 +419,17 @@ extension DecodedUnit {
             let middle = (low + high) / 2
             if topLevel[middle].low <= address { low = middle + 1 } else { high = middle }
         }
+        // Roots rarely overlap: look back a little. Where several hold the address (a nested
+        // function whose code lies inside its parent's range, overlapping functions), the smallest
+        // range is the innermost one, as llvm-symbolizer's address map has it; ties go to the later DIE.
         var top: Int32 = -1
+        var topSize = UInt64.max
         var candidate = low - 1
-        // Functions rarely overlap; look back a little for one that does.
         while candidate >= 0, low - candidate <= 16 {
-            if address < topLevel[candidate].high {
-                top = topLevel[candidate].node
-                break
+            let root = topLevel[candidate]
+            if address < root.high, root.high - root.low < topSize || (root.high - root.low == topSize && root.node > top) {
+                top = root.node
+                topSize = root.high - root.low
             }
             candidate -= 1
         }

@@ -157,27 +157,9 @@ final class DwarfReader {
         return nil
     }
 
-    /// A unit whose length runs past the end of `.debug_info` (a section cut short): libdw reads
-    /// the units before it and fails quietly on the DIEs past the end, so it is checked here.
-    private func unitPastSectionEnd() -> String? {
-        guard let dwarf, let info = section(named: ".debug_info"), !info.compressed else { return nil }
-        var offset: Dwarf_Off = 0
-        var index = 0
-        while true {
-            var next: Dwarf_Off = 0
-            let status = dwarf_next_unit(dwarf, offset, &next, nil, nil, nil, nil, nil, nil, nil)
-            if status != 0 { return nil }
-            if next != Dwarf_Off.max, next > info.size {
-                return "corrupt DWARF: unit \(index) at offset \(offset) of .debug_info ends at \(next), past the section's \(info.size) bytes (cut short?)"
-            }
-            if next == Dwarf_Off.max || next <= offset { return nil }
-            offset = next
-            index += 1
-        }
-    }
-
-    /// Takes ownership of `image`, an ELF image built in memory from a Mach-O file's DWARF.
-    init(elfImage image: UnsafeMutableRawBufferPointer, path: String) throws(SymbolizeError) {
+    /// Takes ownership of `image`, an ELF image built in memory from a Mach-O file's DWARF
+    /// (`withDWARF` false: the slice has none, and no libdw handle is opened).
+    init(elfImage image: UnsafeMutableRawBufferPointer, path: String, withDWARF: Bool = true) throws(SymbolizeError) {
         self.path = path
         self.image = image
         guard libelfReady else { throw SymbolizeError(path: path, "libelf refused version EV_CURRENT") }
@@ -185,6 +167,9 @@ final class DwarfReader {
         guard let elf else {
             throw SymbolizeError(path: path, "libelf rejected the lifted DWARF image (\(libelfMessage()))")
         }
+        // A slice without DWARF (an app binary from an archive, a system library) still has its
+        // symbol table: the image opens with no libdw handle and answers from the symbols.
+        guard withDWARF else { return }
         dwarf = dwarf_begin_elf(elf, DWARF_C_READ, nil)
         guard dwarf != nil else {
             throw SymbolizeError(path: path, "libdw cannot read the DWARF sections (\(libdwMessage()))")
@@ -199,10 +184,6 @@ final class DwarfReader {
     }
 
     var hasDWARF: Bool { dwarf != nil }
-
-    /// Set by `unitRanges()` when a unit cannot be read (a section cut short, corrupt headers or
-    /// abbreviations): the file's DWARF is damaged and its answers would be silently wrong.
-    private(set) var dwarfProblem: String?
 
     /// The ELF file's GNU build-id bytes, if it has one.
     func buildID() -> [UInt8]? {
@@ -235,45 +216,26 @@ final class DwarfReader {
         return 0
     }
 
-    /// Every unit's address ranges from its unit DIE (`DW_AT_ranges` or low/high pc).
-    func unitRanges() -> [UnitRanges] {
-        guard let dwarf else { return [] }
-        var result: [UnitRanges] = []
-        var unit: OpaquePointer? = nil
-        while true {
-            var next: OpaquePointer? = nil
-            var version: UInt16 = 0
-            var unitType: UInt8 = 0
-            var unitDIE = Dwarf_Die()
-            var subDIE = Dwarf_Die()
-            let status = dwarf_get_units(dwarf, unit, &next, &version, &unitType, &unitDIE, &subDIE)
-            if status != 0 {
-                if status < 0 {
-                    dwarfProblem = "corrupt DWARF: the unit after \(result.count) readable unit(s) cannot be read (\(libdwMessage()))"
-                }
-                break
-            }
-            unit = next
-            if unitType == UInt8(DW_UT_compile) || unitType == UInt8(DW_UT_partial), dwarf_tag(&unitDIE) <= 0 {
-                dwarfProblem = "corrupt DWARF: the unit DIE at offset \(dwarf_dieoffset(&unitDIE)) cannot be read (\(libdwMessage()))"
-                break
-            }
-            guard unitType == UInt8(DW_UT_compile) || unitType == UInt8(DW_UT_partial) || unitType == UInt8(DW_UT_skeleton)
-            else { continue }
-            let ranges = Self.ranges(of: &unitDIE)
-            if !ranges.isEmpty {
-                result.append(UnitRanges(unitDIEOffset: dwarf_dieoffset(&unitDIE), ranges: ranges))
-            }
-        }
-        if dwarfProblem == nil { dwarfProblem = unitPastSectionEnd() }
-        return result
-    }
+    /// Why the file's DWARF cannot be trusted (a unit header or unit DIE libdw cannot read, a unit
+    /// running past the end of `.debug_info`): its answers would be silently wrong. Set by
+    /// `unitDIEOffsets()` and `unitRanges(dieOffsets:)`.
+    private(set) var dwarfProblem: String?
 
-    /// The offsets of every unit DIE in `.debug_info`, from the unit headers alone.
+    /// Header-only units skipped by `unitDIEOffsets()`.
+    private(set) var headerOnlyUnits = 0
+
+    /// The offsets of every unit DIE in `.debug_info`, from the unit headers alone (cheap: no DIE
+    /// is read). A unit that holds no DIE at all (its length covers the header only: older Apple
+    /// dsymutil writes them for some Swift files) is skipped, as llvm-symbolizer skips it; it
+    /// describes no code. A header libdw cannot read, or a unit running past the end of the
+    /// section (a file cut short), sets `dwarfProblem`.
     func unitDIEOffsets() -> [UInt64] {
         guard let dwarf else { return [] }
+        let info = section(named: ".debug_info")
         var result: [UInt64] = []
         var offset: Dwarf_Off = 0
+        var index = 0
+        headerOnlyUnits = 0
         while true {
             var next: Dwarf_Off = 0
             var headerSize = 0
@@ -282,28 +244,64 @@ final class DwarfReader {
             var addressSize: UInt8 = 0
             var offsetSize: UInt8 = 0
             // No type-signature pointer: given one, libdw walks `.debug_types` instead.
-            guard dwarf_next_unit(dwarf, offset, &next, &headerSize, &version, &abbrevOffset, &addressSize, &offsetSize, nil, nil) == 0
-            else { break }
-            result.append(offset + Dwarf_Off(headerSize))
+            let status = dwarf_next_unit(dwarf, offset, &next, &headerSize, &version, &abbrevOffset, &addressSize, &offsetSize, nil, nil)
+            if status > 0 { break }
+            if status < 0 {
+                if let info, offset >= info.size { break }
+                if dwarfProblem == nil {
+                    dwarfProblem = "corrupt DWARF: the unit after \(index) readable unit(s) cannot be read (\(libdwMessage()))"
+                }
+                break
+            }
+            if let info, !info.compressed, next != Dwarf_Off.max, next > info.size {
+                if dwarfProblem == nil {
+                    dwarfProblem = "corrupt DWARF: unit \(index) at offset \(offset) of .debug_info ends at \(next), past the section's \(info.size) bytes (cut short?)"
+                }
+                break
+            }
+            let dieOffset = offset + Dwarf_Off(headerSize)
+            if dieOffset < next {
+                result.append(dieOffset)
+            } else {
+                headerOnlyUnits += 1
+            }
+            if next == Dwarf_Off.max || next <= offset { break }
             offset = next
+            index += 1
         }
         return result
     }
 
-    /// `unitRanges()` for some of the units (by unit DIE offset), so two threads can share the work.
+    /// Every unit's address ranges from its unit DIE (`DW_AT_ranges` or low/high pc).
+    func unitRanges() -> [UnitRanges] {
+        unitRanges(dieOffsets: unitDIEOffsets()[...])
+    }
+
+    /// `unitRanges()` for some of the units (by unit DIE offset), so two threads can share the
+    /// work. A unit DIE libdw cannot read sets `dwarfProblem`; type units are skipped.
     func unitRanges(dieOffsets: ArraySlice<UInt64>) -> [UnitRanges] {
         guard let dwarf else { return [] }
         var result: [UnitRanges] = []
         for dieOffset in dieOffsets {
             var unitDIE = Dwarf_Die()
-            guard dwarf_offdie(dwarf, dieOffset, &unitDIE) != nil else { continue }
-            let tag = dwarf_tag(&unitDIE)
+            let tag = dwarf_offdie(dwarf, dieOffset, &unitDIE) != nil ? dwarf_tag(&unitDIE) : -1
+            if tag <= 0 {
+                if dwarfProblem == nil {
+                    dwarfProblem = "corrupt DWARF: the unit DIE at offset \(dieOffset) cannot be read (\(libdwMessage()))"
+                }
+                continue
+            }
             guard tag == Int32(DW_TAG_compile_unit) || tag == Int32(DW_TAG_partial_unit) || tag == Int32(DW_TAG_skeleton_unit)
             else { continue }
             let ranges = Self.ranges(of: &unitDIE)
             if !ranges.isEmpty { result.append(UnitRanges(unitDIEOffset: dieOffset, ranges: ranges)) }
         }
         return result
+    }
+
+    /// A problem found by another handle on the same file (the second thread of a batch).
+    func adoptProblem(_ problem: String?) {
+        if dwarfProblem == nil { dwarfProblem = problem }
     }
 
     /// Where an inlined call was made: `DW_AT_call_file` (an index into the unit's file table, -1
@@ -368,6 +366,7 @@ final class DwarfReader {
     }
 
     private func readLines(of unitDIE: inout Dwarf_Die, wanted: [UInt64]?, into unit: inout DecodedUnit) {
+        let compDir = Self.compilationDirectory(of: &unitDIE)
         var lines: OpaquePointer? = nil
         var count = 0
         if dwarf_getsrclines(&unitDIE, &lines, &count) == 0, let lines {
@@ -414,7 +413,7 @@ final class DwarfReader {
                             file = known
                         } else {
                             file = Int32(unit.lineFileNames.count)
-                            unit.lineFileNames.append(Self.cleanPath(name))
+                            unit.lineFileNames.append(Self.cleanPath(name, compDir: compDir))
                             fileIndexByName[name] = file
                         }
                     } else {
@@ -432,7 +431,7 @@ final class DwarfReader {
             unit.callFileNames.reserveCapacity(fileCount)
             for index in 0..<fileCount {
                 if let name = dwarf_filesrc(files, index, nil, nil) {
-                    unit.callFileNames.append(Self.cleanPath(name))
+                    unit.callFileNames.append(Self.cleanPath(name, compDir: compDir))
                 } else {
                     unit.callFileNames.append("")
                 }
@@ -440,20 +439,48 @@ final class DwarfReader {
         }
     }
 
-    /// libdw joins the compilation directory and a file name that is already absolute into `//x`
-    /// (Swift's `/<compiler-generated>`); collapse repeated slashes as path joining would.
-    private static func cleanPath(_ name: UnsafePointer<CChar>) -> String {
+    /// The unit's `DW_AT_comp_dir` as bytes, or nil.
+    private static func compilationDirectory(of unitDIE: inout Dwarf_Die) -> [UInt8]? {
+        var attribute = Dwarf_Attribute()
+        guard dwarf_attr_integrate(&unitDIE, UInt32(DW_AT_comp_dir), &attribute) != nil,
+            let text = dwarf_formstring(&attribute)
+        else { return nil }
+        let bytes = Array(UnsafeRawBufferPointer(start: text, count: strlen(text)))
+        return bytes.isEmpty ? nil : bytes
+    }
+
+    /// A file name of the line table as llvm-symbolizer prints it.
+    ///
+    /// libdw joins a file of directory 0 with the compilation directory, and a file of another
+    /// directory with that directory only, so a relative include directory (`../examples`, or the
+    /// `__hidden#12_` of a bitcode build) comes out relative. llvm-symbolizer (and atos) put the
+    /// compilation directory in front of those: `/Users/x/breakpad/examples/../examples/a.cpp`.
+    /// So a relative result that does not already start with the compilation directory gets it.
+    /// Repeated slashes are collapsed as path joining would (libdw joins `/` and Swift's
+    /// `/<compiler-generated>` into `//<compiler-generated>`).
+    private static func cleanPath(_ name: UnsafePointer<CChar>, compDir: [UInt8]?) -> String {
         let length = strlen(name)
         let bytes = UnsafeRawBufferPointer(start: name, count: length)
         var result: [UInt8] = []
-        result.reserveCapacity(length)
+        result.reserveCapacity(length + (compDir?.count ?? 0) + 1)
+        if let compDir, length > 0, bytes[0] != UInt8(ascii: "/") {
+            let underCompDir = length > compDir.count && bytes[compDir.count] == UInt8(ascii: "/")
+                && zip(bytes.prefix(compDir.count), compDir).allSatisfy { $0 == $1 }
+            if !underCompDir {
+                result.append(contentsOf: compDir)
+                result.append(UInt8(ascii: "/"))
+            }
+        }
+        result.append(contentsOf: bytes)
+        var cleaned: [UInt8] = []
+        cleaned.reserveCapacity(result.count)
         var previousSlash = false
-        for byte in bytes {
+        for byte in result {
             if byte == UInt8(ascii: "/") && previousSlash { continue }
             previousSlash = byte == UInt8(ascii: "/")
-            result.append(byte)
+            cleaned.append(byte)
         }
-        return String(decoding: result, as: UTF8.self)
+        return String(decoding: cleaned, as: UTF8.self)
     }
 
     /// Units whose bytes could not be walked, so libdw walked them (tests expect none on the fixtures).
@@ -510,9 +537,16 @@ final class DwarfReader {
             var childList: Int32
         }
         var lists: [[Item]] = [[]]
+        // Per list: whether inlined calls in it are recorded (see `readScopes`).
+        var listRecordsInlined: [Bool] = [true]
         // Per open level, the list its DIEs go to; -1 while inside a subtree nobody visits.
         var levels: [Int32] = [0]
         var offset = firstChild
+        func newList(recordingInlined: Bool) -> Int32 {
+            lists.append([])
+            listRecordsInlined.append(recordingInlined)
+            return Int32(lists.count - 1)
+        }
         while !levels.isEmpty, offset < cursor.unitEnd {
             var reader = ByteReader(sections.info, at: offset)
             guard let code = reader.uleb() else { return false }
@@ -525,20 +559,29 @@ final class DwarfReader {
             let list = levels[levels.count - 1]
             var childList: Int32 = -1
             if list >= 0 {
+                let recordsInlined = listRecordsInlined[Int(list)]
                 switch entry.tag {
                 case UInt32(DW_TAG_subprogram), UInt32(DW_TAG_inlined_subroutine):
-                    // Without DW_AT_low_pc or DW_AT_ranges there is no code, so no range either.
-                    guard entry.mayHaveCode else { break }
-                    var die = unitDIE
-                    die.addr = UnsafeMutableRawPointer(mutating: infoBase + offset)
-                    die.abbrev = nil
-                    let ranges = Self.ranges(of: &die)
-                    if ranges.isEmpty { break }
                     let isInlined = entry.tag == UInt32(DW_TAG_inlined_subroutine)
+                    var ranges: [AddressRange] = []
+                    var die = unitDIE
+                    // Without DW_AT_low_pc or DW_AT_ranges there is no code, so no range either.
+                    if entry.mayHaveCode, recordsInlined || !isInlined {
+                        die.addr = UnsafeMutableRawPointer(mutating: infoBase + offset)
+                        die.abbrev = nil
+                        ranges = Self.ranges(of: &die)
+                    }
+                    if ranges.isEmpty {
+                        // Not recorded, but a nested function (a closure) may sit below it.
+                        if entry.hasChildren {
+                            childList = newList(recordingInlined: false)
+                            lists[Int(list)].append(Item(node: nil, ranges: [], childList: childList))
+                        }
+                        break
+                    }
                     let (callFile, callLine) = isInlined ? Self.callSite(of: &die) : (-1, 0)
-                    if entry.hasChildren, wanted == nil || Self.holdsWanted(ranges, wanted!) {
-                        childList = Int32(lists.count)
-                        lists.append([])
+                    if entry.hasChildren {
+                        childList = newList(recordingInlined: wanted == nil || Self.holdsWanted(ranges, wanted!))
                     }
                     let node = ScopeNode(
                         dieOffset: UInt64(offset), parent: -1, isInlined: isInlined, callFile: callFile, callLine: callLine,
@@ -549,8 +592,7 @@ final class DwarfReader {
                     UInt32(DW_TAG_try_block), UInt32(DW_TAG_catch_block):
                     // Functions and inlined calls can sit inside these.
                     if entry.hasChildren {
-                        childList = Int32(lists.count)
-                        lists.append([])
+                        childList = newList(recordingInlined: recordsInlined)
                         lists[Int(list)].append(Item(node: nil, ranges: [], childList: childList))
                     }
                 default:
@@ -590,7 +632,9 @@ final class DwarfReader {
                         scratch.nodes[Int(parent)].firstChild = node
                     }
                     lastChild[parent] = node
-                } else {
+                }
+                // A nested function (a closure, a local function) starts its own chain: it is a root too.
+                if parent < 0 || !scope.isInlined {
                     for range in item.ranges { scratch.topLevel.append((range.low, range.high, node)) }
                 }
                 if item.childList >= 0 { pending.append((item.childList, node)) }
@@ -600,21 +644,31 @@ final class DwarfReader {
         return true
     }
 
+    /// Walks the unit's DIE tree with libdw, collecting functions and inlined calls with code.
+    ///
+    /// Below a function that holds no wanted address (in a batch), inlined calls are not recorded
+    /// (`recordsInlined` false) but the walk still goes on: a nested function (a Swift closure or
+    /// local function) has its DIE inside its parent's DIE while its code lies elsewhere, and may be
+    /// where a wanted address is. The same holds below a function without code (an abstract
+    /// origin) and below an inlined call that is not recorded.
     private func readScopes(of unitDIE: inout Dwarf_Die, wanted: [UInt64]?, into unit: inout DecodedUnit) {
-        // Iterative walk: (first child DIE, parent node) pairs still to visit.
+        // Iterative walk: (first child DIE, parent node, records inlined calls) still to visit.
         var child = Dwarf_Die()
         guard dwarf_child(&unitDIE, &child) == 0 else { return }
-        var pending: [(die: Dwarf_Die, parent: Int32)] = [(child, -1)]
+        var pending: [(die: Dwarf_Die, parent: Int32, recordsInlined: Bool)] = [(child, -1, true)]
         var lastChild: [Int32: Int32] = [:]
-        while let (first, parent) = pending.popLast() {
+        while let (first, parent, recordsInlined) = pending.popLast() {
             var die = first
             while true {
                 let tag = dwarf_tag(&die)
                 switch tag {
                 case Int32(DW_TAG_subprogram), Int32(DW_TAG_inlined_subroutine):
-                    let ranges = Self.ranges(of: &die)
-                    if ranges.isEmpty { break }
                     let isInlined = tag == Int32(DW_TAG_inlined_subroutine)
+                    let ranges = recordsInlined || !isInlined ? Self.ranges(of: &die) : []
+                    if ranges.isEmpty {
+                        if dwarf_child(&die, &child) == 0 { pending.append((child, parent, false)) }
+                        break
+                    }
                     let (callFile, callLine) = isInlined ? Self.callSite(of: &die) : (-1, 0)
                     let node = Int32(unit.nodes.count)
                     unit.nodes.append(
@@ -630,17 +684,19 @@ final class DwarfReader {
                             unit.nodes[Int(parent)].firstChild = node
                         }
                         lastChild[parent] = node
-                    } else {
+                    }
+                    // A nested function (a closure, a local function) starts its own chain: it is a root too.
+                    if parent < 0 || !isInlined {
                         for range in ranges { unit.topLevel.append((range.low, range.high, node)) }
                     }
-                    if wanted == nil || Self.holdsWanted(ranges, wanted!), dwarf_child(&die, &child) == 0 {
-                        pending.append((child, node))
+                    if dwarf_child(&die, &child) == 0 {
+                        pending.append((child, node, wanted == nil || Self.holdsWanted(ranges, wanted!)))
                     }
                 case Int32(DW_TAG_lexical_block), Int32(DW_TAG_namespace), Int32(DW_TAG_module),
                     Int32(DW_TAG_structure_type), Int32(DW_TAG_class_type), Int32(DW_TAG_union_type),
                     Int32(DW_TAG_try_block), Int32(DW_TAG_catch_block):
                     // Functions and inlined calls can sit inside these.
-                    if dwarf_child(&die, &child) == 0 { pending.append((child, parent)) }
+                    if dwarf_child(&die, &child) == 0 { pending.append((child, parent, recordsInlined)) }
                 default:
                     break
                 }
@@ -703,17 +759,48 @@ final class DwarfReader {
         let stringsStart = Int(stringsHeader.sh_offset)
         let stringsSize = Int(stringsHeader.sh_size)
         let count = Int(header.sh_size / header.sh_entsize)
+        // Where each symbol's section ends: no symbol reaches past it (a size-0 symbol such as
+        // `_fini` would otherwise claim every address above it, up to 2^64).
+        var sectionEnds: [UInt16: UInt64] = [:]
+        func sectionEnd(_ index: UInt16) -> UInt64? {
+            if let known = sectionEnds[index] { return known }
+            var sectionHeader = GElf_Shdr()
+            guard let section = elf_getscn(elf, Int(index)), gelf_getshdr(section, &sectionHeader) != nil,
+                sectionHeader.sh_flags & UInt64(SHF_EXECINSTR) != 0
+            else { return nil }
+            let (end, overflow) = sectionHeader.sh_addr.addingReportingOverflow(sectionHeader.sh_size)
+            let bounded = overflow ? UInt64.max : end
+            sectionEnds[index] = bounded
+            return bounded
+        }
         var result: [SymbolEntry] = []
+        var ends: [UInt64] = []
         for index in 0..<count {
             var symbol = GElf_Sym()
             guard gelf_getsym(data, Int32(index), &symbol) != nil else { continue }
             let type = Int32(symbol.st_info & 0xf)
-            guard type == STT_FUNC || type == STT_GNU_IFUNC, symbol.st_shndx != UInt16(SHN_UNDEF), symbol.st_value != 0,
-                Int(symbol.st_name) < stringsSize
+            guard type == STT_FUNC || type == STT_GNU_IFUNC, symbol.st_shndx != UInt16(SHN_UNDEF),
+                symbol.st_shndx < UInt16(SHN_LORESERVE), symbol.st_value != 0, Int(symbol.st_name) < stringsSize,
+                let end = sectionEnd(symbol.st_shndx), symbol.st_value < end
             else { continue }
             result.append(SymbolEntry(address: symbol.st_value, size: symbol.st_size, nameOffset: stringsStart + Int(symbol.st_name)))
+            ends.append(end)
         }
-        result.sort { $0.address < $1.address }
+        let order = result.indices.sorted { result[$0].address < result[$1].address }
+        result = order.map { result[$0] }
+        ends = order.map { ends[$0] }
+        // A symbol covers its size, or (size 0) up to the next symbol; never past its section.
+        for index in result.indices {
+            let room = ends[index] - result[index].address
+            var size = result[index].size
+            if size == 0 {
+                size = room
+                if index + 1 < result.count, result[index + 1].address > result[index].address {
+                    size = min(size, result[index + 1].address - result[index].address)
+                }
+            }
+            result[index].size = min(size, room)
+        }
         return result
     }
 }

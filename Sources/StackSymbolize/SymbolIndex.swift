@@ -13,10 +13,11 @@ import Foundation
 //   locations         32 bytes each: name, file, line, parent, flags (UInt32), pad, function start (UInt64)
 //   symbols           24 bytes each: address, size (UInt64), name (UInt32), pad — the symbol-table fallback
 //   string offsets    UInt32 × (strings + 1), padded
-//   string bytes
+//   string bytes, padded
+//   checksum          UInt64: `IndexChecksum` of every byte before it
 
 private let indexMagic: UInt64 = 0x3158_4D59_5349_5559  // "YUISYMX1" read little-endian
-private let indexVersion: UInt32 = 1
+private let indexVersion: UInt32 = 2
 private let none: UInt32 = .max
 
 /// Builds the index of one debug image.
@@ -49,6 +50,20 @@ enum SymbolIndexBuilder {
             return index
         }
 
+        /// The location records of a direct answer (outermost first, each the parent of the next);
+        /// returns the innermost one's index.
+        mutating func record(_ answer: RawLookup) -> UInt32 {
+            var current = none
+            for (position, frame) in answer.frames.reversed().enumerated() {
+                current = location(
+                    Location(
+                        name: string(frame.linkageName ?? frame.plainName), file: string(frame.file),
+                        line: frame.line.map { UInt32(clamping: $0) } ?? none, parent: current, inlined: frame.isInlined,
+                        isLinkage: frame.linkageName != nil, start: position == 0 ? answer.functionStart ?? 0 : 0))
+            }
+            return current
+        }
+
         mutating func location(_ value: Location) -> UInt32 {
             if let known = locationIndex[value] { return known }
             let index = UInt32(table.count)
@@ -58,10 +73,24 @@ enum SymbolIndexBuilder {
         }
     }
 
-    /// Every range of the units `units` of `image`, cut where a function, an inlined call or a line
-    /// row begins or ends.
-    static func part(_ image: DebugImage, units: Range<Int>) -> Part {
+    /// The entries of the units `units` of `image`: one per place where the answer may change (a
+    /// line row, a function's or inlined call's range end, a unit's range end, and `extraPoints`:
+    /// symbol starts and ends, since outermost names and line-only answers come from the symbol
+    /// table). Each entry holds exactly what the direct lookup (`DebugImage.lookup`) answers there,
+    /// so an index can never say something else than the debug file; between two points that
+    /// answer cannot change. Entries are not deduplicated here: the merge does it once the parts'
+    /// points are interleaved.
+    static func part(_ image: DebugImage, units: Range<Int>, extraPoints: [UInt64]) -> Part {
         var part = Part()
+        func add(_ points: [UInt64], given: (index: Int, unit: DecodedUnit)?) {
+            var previous: UInt64?
+            for point in points where point != previous {
+                previous = point
+                let answer = image.lookup(point, given: given)
+                part.starts.append(point)
+                part.locations.append(answer.source == .dwarf ? part.record(answer) : none)
+            }
+        }
         for unitIndex in units {
             let unit = image.wholeUnit(unitIndex)
             var boundaries: [UInt64] = unit.lineAddress
@@ -70,50 +99,9 @@ enum SymbolIndexBuilder {
                 boundaries.append(range.high)
             }
             boundaries.sort()
-            var previous: UInt64?
-            var lastLocation: UInt32?
-            for point in boundaries where point != previous && point != 0 {
-                previous = point
-                let chain = unit.scopeChain(at: point)
-                let place = unit.location(at: point)
-                var current = none
-                if !chain.isEmpty {
-                    for (position, nodeIndex) in chain.enumerated() {
-                        let node = unit.nodes[Int(nodeIndex)]
-                        let names = image.name(node.dieOffset)
-                        var file: String?
-                        var line: Int?
-                        if position == chain.count - 1 {
-                            file = place?.file
-                            line = place?.line
-                        } else {
-                            let callee = unit.nodes[Int(chain[position + 1])]
-                            if callee.callFile >= 0, Int(callee.callFile) < unit.callFileNames.count {
-                                file = unit.callFileNames[Int(callee.callFile)]
-                            }
-                            line = Int(callee.callLine)
-                        }
-                        let start = position == 0 ? unit.start(of: nodeIndex, containing: point) ?? 0 : 0
-                        current = part.location(
-                            Location(
-                                name: part.string(names.linkage ?? names.plain), file: part.string(file),
-                                line: line.map { UInt32(clamping: $0) } ?? none, parent: current, inlined: position > 0,
-                                isLinkage: names.linkage != nil, start: start))
-                    }
-                } else if let place {
-                    let symbol = image.symbol(containing: point)
-                    current = part.location(
-                        Location(
-                            name: part.string(symbol.map { image.name(of: $0) }), file: part.string(place.file), line: UInt32(clamping: place.line),
-                            parent: none, inlined: false, isLinkage: symbol != nil, start: symbol?.address ?? 0))
-                }
-                if current != lastLocation {
-                    part.starts.append(point)
-                    part.locations.append(current)
-                    lastLocation = current
-                }
-            }
+            add(boundaries, given: (unitIndex, unit))
         }
+        add(extraPoints, given: nil)
         return part
     }
 
@@ -121,26 +109,38 @@ enum SymbolIndexBuilder {
     /// to `path` through a temporary name and a rename, so a reader never sees half a file and two
     /// builders racing both end with a whole one.
     static func build(_ image: DebugImage, to path: String) throws(SymbolizeError) {
+        // A file direct mode refuses gets no index either: the same error, never answers.
+        if let problem = image.dwarfProblem { throw SymbolizeError(path: image.path, problem) }
         let count = image.unitCount
         let middle = count / 2
+        let symbols = image.functionSymbols
+        // Symbol starts and ends inside the units' ranges (outside them the index's own symbol
+        // table answers, as the direct path's fallback does).
+        var symbolPoints: [UInt64] = []
+        for symbol in symbols {
+            for point in [symbol.address, symbol.address &+ symbol.size] where !image.unitMap.units(containing: point).isEmpty {
+                symbolPoints.append(point)
+            }
+        }
+        symbolPoints.append(contentsOf: image.unitMap.boundaries)
+        symbolPoints.sort()
         var parts: [Part]
         if count >= 8, ProcessInfo.processInfo.activeProcessorCount > 1, let second = try? image.reopened() {
             nonisolated(unsafe) var secondPart = Part()
             nonisolated(unsafe) let worker = second
             let done = DispatchSemaphore(value: 0)
             let thread = Thread {
-                secondPart = part(worker, units: middle..<count)
+                secondPart = part(worker, units: middle..<count, extraPoints: [])
                 done.signal()
             }
             thread.stackSize = 8 << 20
             thread.start()
-            let firstPart = part(image, units: 0..<middle)
+            let firstPart = part(image, units: 0..<middle, extraPoints: symbolPoints)
             done.wait()
             parts = [firstPart, secondPart]
         } else {
-            parts = [part(image, units: 0..<count)]
+            parts = [part(image, units: 0..<count, extraPoints: symbolPoints)]
         }
-        let symbols = image.functionSymbols
         try write(merge(parts), symbols: symbols, symbolNames: symbols.map { image.name(of: $0) }, textBase: image.textBase, to: path)
     }
 
@@ -160,11 +160,9 @@ enum SymbolIndexBuilder {
             merged.starts += other.starts
             merged.locations += other.locations.map { $0 == none ? none : locationMap[Int($0)] }
         }
-        // Sort entries by start; where units overlap, the first entry that names something wins.
-        let order = merged.starts.indices.sorted {
-            merged.starts[$0] != merged.starts[$1]
-                ? merged.starts[$0] < merged.starts[$1] : (merged.locations[$0] != none && merged.locations[$1] == none)
-        }
+        // Sort entries by start. Entries at the same start hold the same answer (both are the
+        // direct lookup's at that address), so either may stay.
+        let order = merged.starts.indices.sorted { merged.starts[$0] < merged.starts[$1] }
         var starts: [UInt64] = []
         var locations: [UInt32] = []
         starts.reserveCapacity(order.count)
@@ -228,6 +226,10 @@ enum SymbolIndexBuilder {
         for offset in offsets { append(offset) }
         pad()
         data.append(blob)
+        pad()
+        var checksum = IndexChecksum()
+        data.withUnsafeBytes { checksum.add($0) }
+        append(checksum.value)
         let temporary = path + ".tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
         guard FileManager.default.createFile(atPath: temporary, contents: data) else {
             throw SymbolizeError(path: temporary, "cannot write the symbol index")
@@ -291,8 +293,14 @@ final class SymbolIndex {
         symbolsOffset = locationsOffset + locationCount * 32
         stringOffsetsOffset = symbolsOffset + symbolCount * 24
         blobOffset = aligned(stringOffsetsOffset + (stringCount + 1) * 4)
-        guard blobOffset + blobSize == view.count else {
-            throw SymbolizeError(path: path, "symbol index is truncated or corrupt")
+        let checksumOffset = aligned(blobOffset + blobSize)
+        guard checksumOffset + 8 == view.count else {
+            throw SymbolizeError(path: path, "symbol index is truncated or corrupt (size)")
+        }
+        // Every byte is checked once, read through a small buffer rather than the mapping so the
+        // check does not make the whole index resident; a flipped byte means a rebuild.
+        guard try IndexChecksum.of(path: path, length: checksumOffset) == view.u64(checksumOffset) else {
+            throw SymbolizeError(path: path, "symbol index is corrupt (checksum)")
         }
         let base = file.bytes.baseAddress!
         self.base = base
@@ -410,7 +418,8 @@ final class SymbolIndex {
         let at = symbolsOffset + (low - 1) * 24
         let start = u64(at)
         let size = u64(at + 8)
-        guard size == 0 || address < start &+ size else { return .nothing }
+        // As `DebugImage.symbol(containing:)`: sizes are bounded when the table is loaded.
+        guard address - start < size else { return .nothing }
         return .symbol(low - 1)
     }
 
@@ -456,5 +465,74 @@ enum SymbolIndexCache {
         }
         try SymbolIndexBuilder.build(try image(), to: path)
         return try SymbolIndex(path: path)
+    }
+}
+
+/// A fast 64-bit checksum of an index file's bytes (four independent multiply-rotate lanes over
+/// 8-byte words, then the tail): it tells a damaged index from a whole one; it is no defence
+/// against someone forging one.
+struct IndexChecksum {
+    private var lanes: (UInt64, UInt64, UInt64, UInt64) = (0x9E37_79B9_7F4A_7C15, 0xC2B2_AE3D_27D4_EB4F, 0x1656_67B1_9E37_79F9, 0x85EB_CA77_C2B2_AE63)
+    private var count: UInt64 = 0
+    /// Bytes of an unfinished 32-byte block, carried to the next `add`.
+    private var pending: [UInt8] = []
+
+    private static let multiplier: UInt64 = 0x9FB2_1C65_1E98_DF25
+
+    @inline(__always) private static func mix(_ lane: UInt64, _ word: UInt64) -> UInt64 {
+        let mixed = (lane ^ word) &* multiplier
+        return (mixed << 29) | (mixed >> 35)
+    }
+
+    mutating func add(_ bytes: UnsafeRawBufferPointer) {
+        count &+= UInt64(bytes.count)
+        var start = 0
+        if !pending.isEmpty {
+            let take = min(32 - pending.count, bytes.count)
+            pending.append(contentsOf: bytes[0..<take])
+            start = take
+            guard pending.count == 32 else { return }
+            pending.withUnsafeBytes { block($0, at: 0) }
+            pending.removeAll(keepingCapacity: true)
+        }
+        var offset = start
+        while bytes.count - offset >= 32 {
+            block(bytes, at: offset)
+            offset += 32
+        }
+        pending.append(contentsOf: bytes[offset...])
+    }
+
+    @inline(__always) private mutating func block(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+        lanes.0 = Self.mix(lanes.0, UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+        lanes.1 = Self.mix(lanes.1, UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)))
+        lanes.2 = Self.mix(lanes.2, UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self)))
+        lanes.3 = Self.mix(lanes.3, UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 24, as: UInt64.self)))
+    }
+
+    var value: UInt64 {
+        var result = count &* Self.multiplier
+        for lane in [lanes.0, lanes.1, lanes.2, lanes.3] { result = Self.mix(result, lane) }
+        for byte in pending { result = Self.mix(result, UInt64(byte) | 0x100) }
+        return result ^ (result >> 31)
+    }
+
+    /// The checksum of the first `length` bytes of the file at `path`, read 1 MB at a time.
+    static func of(path: String, length: Int) throws(SymbolizeError) -> UInt64 {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw SymbolizeError(path: path, "cannot open: \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        var checksum = IndexChecksum()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var done = 0
+        while done < length {
+            let got = pread(descriptor, buffer.baseAddress, min(buffer.count, length - done), off_t(done))
+            if got < 0, errno == EINTR { continue }
+            guard got > 0 else { throw SymbolizeError(path: path, "symbol index is truncated or corrupt (short read)") }
+            checksum.add(UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
+            done += got
+        }
+        return checksum.value
     }
 }
