@@ -28,6 +28,8 @@ enum DsymsCommand {
         var arch: String
         var kind: String
         var path: String
+        /// Why `symbolicate` cannot use the file; absent when it can.
+        var problem: String?
         var uuids: [String]
     }
 
@@ -80,7 +82,15 @@ enum DsymsCommand {
             stderr.write("error: \(problem)\n")
             failed = true
         }
-        // UUID → (frames, images) for frames without a debug file.
+        // Every file is opened as `symbolicate` would open it: one it would refuse is not usable.
+        var unusable: [String: SymbolizeError] = [:]
+        for (index, file) in symbolizer.debugFiles.enumerated() {
+            guard let problem = symbolizer.problem(withFileAt: index) else { continue }
+            stderr.write("error: \(problem)\n")
+            failed = true
+            for uuid in file.uuids { unusable[uuid] = problem }
+        }
+        // UUID → (frames, images) for frames without a usable debug file.
         var missing: [String: (frames: Int, images: Set<String>)] = [:]
         var missingOrder: [String] = []
         var checked = 0
@@ -93,7 +103,9 @@ enum DsymsCommand {
                     for frame in row.stack ?? [] {
                         checked += 1
                         let uuid = frame.uuid ?? "(none)"
-                        if let known = frame.uuid, symbolizer.hasDebugFile(uuid: known) {
+                        if let known = frame.uuid, symbolizer.hasDebugFile(uuid: known),
+                            unusable[UUIDText.normalized(known) ?? known] == nil
+                        {
                             covered += 1
                             continue
                         }
@@ -109,7 +121,9 @@ enum DsymsCommand {
         if parsed.flag("--json") {
             let report = JSONReport(
                 build: build, build_folder: folder,
-                debug_files: symbolizer.debugFiles.map { JSONFile(arch: $0.arch, kind: $0.kind.rawValue, path: $0.path, uuids: $0.uuids) },
+                debug_files: symbolizer.debugFiles.map {
+                    JSONFile(arch: $0.arch, kind: $0.kind.rawValue, path: $0.path, problem: unusable[$0.uuids[0]]?.message, uuids: $0.uuids)
+                },
                 frames_checked: checked, frames_covered: covered,
                 missing: missingOrder.map { JSONMissing(frames: missing[$0]!.frames, images: missing[$0]!.images.sorted(), uuid: $0) },
                 problems: symbolizer.problems.map(\.description))
@@ -117,17 +131,21 @@ enum DsymsCommand {
         } else {
             stdout.write("Debug files for build \(build) (\(folder)):\n")
             for file in symbolizer.debugFiles {
-                stdout.write("  \(file.uuids.joined(separator: " ")) \(file.arch) \(file.kind.rawValue) \(file.path)\n")
+                var line = "  \(file.uuids.joined(separator: " ")) \(file.arch) \(file.kind.rawValue) \(file.path)"
+                if let problem = unusable[file.uuids[0]] { line += " [not usable: \(problem.message)]" }
+                stdout.write(line + "\n")
             }
             if hasInputs {
-                stdout.write("Frames checked: \(checked), with a debug file: \(covered)\n")
+                stdout.write("Frames checked: \(checked), with a usable debug file: \(covered)\n")
                 if missing.isEmpty {
-                    stdout.write("Every UUID has a debug file.\n")
+                    stdout.write("Every UUID has a usable debug file.\n")
                 } else {
-                    stdout.write("UUIDs without a debug file:\n")
+                    stdout.write("UUIDs without a usable debug file:\n")
                     for uuid in missingOrder {
                         let entry = missing[uuid]!
-                        stdout.write("  \(uuid) \(entry.images.sorted().joined(separator: ",")) (\(entry.frames) frames)\n")
+                        var line = "  \(uuid) \(entry.images.sorted().joined(separator: ",")) (\(entry.frames) frames)"
+                        if let problem = unusable[uuid] { line += " [its debug file is not usable: \(problem.message)]" }
+                        stdout.write(line + "\n")
                     }
                 }
             }

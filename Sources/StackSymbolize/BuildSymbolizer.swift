@@ -221,6 +221,14 @@ public final class BuildSymbolizer {
         }
     }
 
+    /// Why `debugFiles[index]` cannot be used, or nil when `symbolicate` can use it: the file is
+    /// opened and its unit map built, exactly as a lookup would (a unit libdw cannot read, a
+    /// file cut short). `dsyms` asks this, so it never calls usable a file `symbolicate` refuses.
+    public func problem(withFileAt index: Int) -> SymbolizeError? {
+        _ = image(at: index)
+        return openFailures[index]
+    }
+
     /// Why the debug file for `uuid` could not be opened, if it failed.
     public func openFailure(uuid: String) -> SymbolizeError? {
         guard let canonical = UUIDText.normalized(uuid), let index = indexByUUID[canonical] else { return nil }

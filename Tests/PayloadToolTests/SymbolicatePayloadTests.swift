@@ -101,7 +101,7 @@ import Testing
         let run = CommandRun(["dsyms", "--dsyms", try SymbolicateFixtures.path("builds"), "130", payload])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("4C4C4C4C-5555-3144-A1B2-000000000130 arm64 mach-o"))
-        #expect(run.stdout.contains("Frames checked: 4, with a debug file: 3"))
+        #expect(run.stdout.contains("Frames checked: 4, with a usable debug file: 3"))
         #expect(run.stdout.contains("  \(Self.systemUUID) dyld (1 frames)"))
     }
 

@@ -65,4 +65,45 @@ import Testing
         #expect(answers == (try BuildSymbolizer(debugFiles: [debugFile]).symbolicate(stack)))
         #expect(try indexFiles().count == 1)
     }
+
+    /// One flipped byte, the size unchanged: the checksum catches it and the index is rebuilt
+    /// (never trusted), byte for byte what a fresh build writes.
+    @Test func flippedByteIsCaughtAndRebuilt() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let direct = try BuildSymbolizer(debugFiles: [debugFile]).symbolicate(stack)
+        _ = try BuildSymbolizer(debugFiles: [debugFile], indexFolder: indexFolder).symbolicate(stack)
+        let path = (indexFolder as NSString).appendingPathComponent(try #require(try indexFiles().first))
+        let whole = try Data(contentsOf: URL(fileURLWithPath: path))
+        for position in [64, whole.count / 3, whole.count / 2, whole.count - 9] {
+            var damaged = whole
+            damaged[position] ^= 0x10
+            try damaged.write(to: URL(fileURLWithPath: path))
+            #expect(throws: SymbolizeError.self) { try SymbolIndex(path: path) }
+            let answers = try BuildSymbolizer(debugFiles: [debugFile], indexFolder: indexFolder).symbolicate(stack)
+            #expect(answers == direct)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == whole)
+        }
+    }
+
+    /// A debug file direct mode refuses (a unit libdw cannot read) is refused with the same error
+    /// through the index, and no index is written for it.
+    @Test func refusedFileIsRefusedThroughTheIndexToo() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let corrupt = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("BadInputTests/Corpus/macho-debug-abbrev-zeroed.macho").path
+        func failure(_ indexFolder: String?) throws -> String {
+            let symbolizer = try BuildSymbolizer(debugFiles: [corrupt], indexFolder: indexFolder)
+            do {
+                _ = try symbolizer.lookup(addresses: [0x4000], uuid: nil)
+                return "no error"
+            } catch {
+                return error.description
+            }
+        }
+        let direct = try failure(nil)
+        #expect(direct.contains("corrupt DWARF"))
+        #expect(try failure(indexFolder) == direct)
+        #expect(((try? indexFiles()) ?? []).isEmpty)
+    }
 }
+
