@@ -49,9 +49,11 @@ enum SymbolicateOutput {
             case .missingDebugFile: reason = "[no debug file for UUID \(frame.request.uuid ?? "(none)")]"
             default: reason = "[no symbol at \(hex(frame.lookupAddress ?? address))]"
             }
-            // An address below the image's text base (atos mode) has a negative offset.
+            // An address below the image's text base (atos mode) has a negative offset: the offset
+            // wrapped past the address itself.
             let offset = frame.request.offset
-            let place = offset >= 1 << 63 ? "\(image) - \(0 &- offset)" : "\(image) + \(offset)"
+            let isBelowBase = frame.lookupAddress.map { offset > $0 } ?? false
+            let place = isBelowBase ? "\(image) - \(0 &- offset)" : "\(image) + \(offset)"
             return prefix + "\(place) \(reason)\n"
         }
         var text = ""

@@ -226,6 +226,25 @@ struct Agreement {
     }
 }
 
+/// Symbol-table answers are bounded: past the last function, before the first, or below the
+/// image, an address is "not found" (never `_fini + 18446744073700395379`).
+@Suite struct SymbolBoundsTests {
+    @Test func addressesOutsideEveryFunctionAreNotFound() throws {
+        let elf = CommandRun(["symbolicate", "--object", try SymbolicateFixtures.path("other/yui-linux"), "0xffffffffffffffff", "0x1"])
+        #expect(elf.status == 0)
+        #expect(
+            elf.stdout.split(separator: "\n").map(String.init) == [
+                "0   yui-linux               0xffffffffffffffff yui-linux + 18446744073707454463 [no symbol at 0xffffffffffffffff]",
+                "1   yui-linux               0x0000000000000001 yui-linux - 2097151 [no symbol at 0x1]",
+            ])
+        let binary = CommandRun(["symbolicate", "--object", try RealDebugFiles.path("symbolic-macos/binary/crash"), "0x100000000", "0x100001000"])
+        #expect(binary.stdout.split(separator: "\n").map(String.init) == [
+            "0   crash                   0x0000000100000000 crash + 0 [no symbol at 0x100000000]",
+            "1   crash                   0x0000000100001000 MinidumpFileWriter.CopyStringToMDString + 16 [symbol table]",
+        ])
+    }
+}
+
 /// A debug file `symbolicate` refuses is not called usable by `dsyms`, which says why.
 @Suite struct DsymsUsabilityTests {
     @Test func refusedFileIsNotUsableAndSaysWhy() throws {
