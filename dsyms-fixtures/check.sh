@@ -122,5 +122,12 @@ check "YuiNest has nested subprograms outside their parent's range, with inlined
 check "other/yui-linux has a GNU build-id" bash -c "llvm-readelf-14 -n other/yui-linux | grep -q 'Build ID'"
 check "other/yui-linux has no .debug_aranges" bash -c "! llvm-readelf-14 -S other/yui-linux | grep -q debug_aranges"
 
+# The real (Apple-built) files: their manifest and expected answers are what llvm-symbolizer-14
+# says today, and every file is the one PROVENANCE names (SHA-256).
+check "real/ manifest and expected answers match llvm-symbolizer-14" \
+    bash -c "python3 real/regenerate.py --into '$work/real' && diff -r real/expected '$work/real/expected' && cmp real/manifest.json '$work/real/manifest.json'"
+check "real/ files match their PROVENANCE SHA-256" \
+    bash -c "cd real && grep -v '^#' PROVENANCE | awk -F'\t' '{print \$5\"  \"\$1}' | sha256sum --quiet -c -"
+
 echo "fixtures: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

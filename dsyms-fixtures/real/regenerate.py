@@ -6,6 +6,7 @@ per line, trimmed to the address and each frame's function, file and line).
 
 The debug files themselves are data copied from public repositories (see PROVENANCE); this
 script only reads them. Needs llvm-14 (scripts/install-system-packages installs it).
+`--into DIR` writes into DIR instead (dsyms-fixtures/check.sh compares that with what is committed).
 """
 import json, os, struct, subprocess, sys
 
@@ -86,8 +87,11 @@ def thin(data, base):
 
 
 def main():
+    # --into DIR writes the manifest and expected/ there instead (check.sh compares them).
+    into = sys.argv[sys.argv.index("--into") + 1] if "--into" in sys.argv else HERE
+    into = os.path.abspath(into)
     os.chdir(HERE)
-    os.makedirs("expected", exist_ok=True)
+    os.makedirs(os.path.join(into, "expected"), exist_ok=True)
     manifest = []
     for path, (name, purpose) in PURPOSES.items():
         file_format, found = slices(path)
@@ -97,12 +101,12 @@ def main():
             arch = s["arch"] if file_format == "fat" else ""
             addresses = subprocess.run([sys.executable, os.path.join(TOOLS, "real_addresses.py"), path, arch],
                                        capture_output=True, text=True, check=True).stdout
-            open(f"expected/{expected}.addresses", "w").write(addresses)
+            open(os.path.join(into, f"expected/{expected}.addresses"), "w").write(addresses)
             obj = f"{path}:{arch}" if arch else path
             answers = subprocess.run(
                 ["llvm-symbolizer-14", "--output-style=JSON", "--functions=linkage", "--inlines", "--no-demangle", f"--obj={obj}"],
                 input=addresses, capture_output=True, text=True, check=True).stdout
-            with open(f"expected/{expected}.json", "w") as out:
+            with open(os.path.join(into, f"expected/{expected}.json"), "w") as out:
                 for line in answers.splitlines():
                     if not line.strip():
                         continue
@@ -113,7 +117,7 @@ def main():
                     out.write(json.dumps(trimmed, separators=(",", ":")) + "\n")
             entry["slices"].append(dict(s, expected=expected, address_count=len(addresses.split())))
         manifest.append(entry)
-    with open("manifest.json", "w") as out:
+    with open(os.path.join(into, "manifest.json"), "w") as out:
         json.dump(manifest, out, indent=2)
         out.write("\n")
 
