@@ -248,7 +248,12 @@ final class DebugImage {
 
     func name(_ dieOffset: UInt64) -> (linkage: String?, plain: String?) {
         if let known = nameCache[dieOffset] { return known }
-        let name = reader.functionName(dieOffset: dieOffset)
+        var name = reader.functionName(dieOffset: dieOffset)
+        // Swift 3 compilers put the mangled name in `DW_AT_name` (`_TFVs11_StringCore15reserve...`):
+        // that is a linkage name, and is reported as one.
+        if name.linkage == nil, let plain = name.plain, SwiftNames.isSwiftMangled(plain) || SwiftNames.isCxxMangled(plain) {
+            name = (plain, nil)
+        }
         nameCache[dieOffset] = name
         return name
     }
