@@ -1,24 +1,78 @@
 import Foundation
 
 /// An output file written under a temporary name in the same folder and renamed into place when
-/// complete, so a reader never sees half a file and a failed run leaves nothing behind.
+/// complete, so a reader never sees half a file and a failed or interrupted run leaves nothing
+/// behind (the temporary file is registered with `TemporaryFiles`).
+///
+/// Only regular files are written. A device, a FIFO, a socket or a folder given as `--output` is
+/// refused before anything runs: renaming over `/dev/null` would replace the machine's device. A
+/// symbolic link is written through: the link stays and its target gets the new contents. An
+/// existing file keeps its mode and owner; a file without write permission is refused.
 final class AtomicOutputFile {
     struct OpenError: Error, CustomStringConvertible {
         var description: String
+        /// The path names something that is not a file to write (a usage error, exit 64).
+        var isUsage: Bool
     }
 
+    /// The path as given, for messages.
     let path: String
+    /// The file that is replaced: `path`, or the file a symbolic link at `path` leads to.
+    let targetPath: String
     let temporaryPath: String
     private var descriptor: Int32
+    private let mode: mode_t
+    private let owner: (uid: uid_t, gid: gid_t)?
 
     init(path: String) throws(OpenError) {
         self.path = path
-        let url = URL(fileURLWithPath: path)
+        var target = path
+        var linkInfo = stat()
+        if lstat(path, &linkInfo) == 0, (linkInfo.st_mode & S_IFMT) == S_IFLNK {
+            guard let resolved = realpath(path, nil) else {
+                throw OpenError(description: "\(path): a symbolic link to nothing (\(String(cString: strerror(errno)))); --output writes through a link only to an existing file", isUsage: true)
+            }
+            target = String(cString: resolved)
+            free(resolved)
+        }
+        targetPath = target
+        var info = stat()
+        if stat(target, &info) == 0 {
+            guard (info.st_mode & S_IFMT) == S_IFREG else {
+                throw OpenError(
+                    description: "\(path): not a regular file (\(Self.kind(info.st_mode))); --output writes regular files only", isUsage: true)
+            }
+            // `access` alone would let root replace a read-only file.
+            guard info.st_mode & 0o222 != 0, access(target, W_OK) == 0 else {
+                throw OpenError(description: "\(path): cannot write: the file is read-only", isUsage: false)
+            }
+            mode = info.st_mode & 0o7777
+            owner = (info.st_uid, info.st_gid)
+        } else {
+            let mask = umask(0)
+            umask(mask)
+            mode = 0o666 & ~mask
+            owner = nil
+        }
+        let url = URL(fileURLWithPath: target)
         let folder = url.deletingLastPathComponent().path
         temporaryPath = folder + "/." + url.lastPathComponent + ".tmp-\(getpid())"
-        descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        unlink(temporaryPath)  // left by an earlier run of the same process id that was killed
+        descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw OpenError(description: "\(path): cannot create the output file: \(String(cString: strerror(errno)))")
+            throw OpenError(description: "\(path): cannot create the output file: \(String(cString: strerror(errno)))", isUsage: false)
+        }
+        TemporaryFiles.register(temporaryPath)
+    }
+
+    private static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFIFO: return "a FIFO"
+        case S_IFSOCK: return "a socket"
+        case S_IFDIR: return "a folder"
+        default: return "not a regular file"
         }
     }
 
@@ -38,17 +92,25 @@ final class AtomicOutputFile {
         }
     }
 
-    /// Flushes to disk and renames into place; returns a message on failure.
+    /// Gives the file its mode (and, for a file that existed, its owner), flushes it to disk and
+    /// renames it into place; returns a message on failure.
     func commit() -> String? {
+        if let owner, fchown(descriptor, owner.uid, owner.gid) != 0, errno != EPERM {
+            return "\(path): cannot keep the file's owner: \(String(cString: strerror(errno)))"
+        }
+        if fchmod(descriptor, mode) != 0 {
+            return "\(path): cannot set the file's mode: \(String(cString: strerror(errno)))"
+        }
         if fsync(descriptor) != 0 && errno != EINVAL {
             return "\(path): cannot write: \(String(cString: strerror(errno)))"
         }
         let closed = close(descriptor)
         descriptor = -1
         if closed != 0 { return "\(path): cannot write: \(String(cString: strerror(errno)))" }
-        if rename(temporaryPath, path) != 0 {
+        if rename(temporaryPath, targetPath) != 0 {
             return "\(path): cannot rename the finished output into place: \(String(cString: strerror(errno)))"
         }
+        TemporaryFiles.unregister(temporaryPath)
         return nil
     }
 
@@ -59,6 +121,7 @@ final class AtomicOutputFile {
             descriptor = -1
         }
         unlink(temporaryPath)
+        TemporaryFiles.unregister(temporaryPath)
     }
 
     deinit {

@@ -67,6 +67,9 @@ enum RowsCommand {
             do {
                 sink = .file(try AtomicOutputFile(path: path))
             } catch {
+                if error.isUsage {
+                    return reportUsage(UsageError(message: "Invalid value for '--output': \(error)."), command: "rows", usage: usage, to: &stderr)
+                }
                 stderr.write("error: \(error)\n")
                 return PayloadTool.exitFailure
             }

@@ -2,17 +2,27 @@ import Foundation
 
 /// A `TextOutputStream` over a file descriptor that buffers writes, because row and frame output
 /// is written in many small pieces and one `write(2)` per piece would dominate the run time.
+///
+/// A write that fails is not ignored: a closed pipe (`EPIPE`, `payload-tool rows ... | head -1`)
+/// ends the run at once as `SIGPIPE` would; any other error (a full disk, `/dev/full`) is kept in
+/// `failure`, later output is dropped, and the executable reports it and exits 1.
 public final class FileDescriptorOutput: TextOutputStream {
     private let descriptor: Int32
+    /// What the stream is called in messages, e.g. `standard output`.
+    public let name: String
     private var buffer: [UInt8] = []
     private let flushThreshold = 1 << 16
+    /// The first write error, as `standard output: No space left on device`.
+    public private(set) var failure: String?
 
-    public init(descriptor: Int32) {
+    public init(descriptor: Int32, name: String = "standard output") {
         self.descriptor = descriptor
+        self.name = name
         buffer.reserveCapacity(flushThreshold)
     }
 
     public func write(_ string: String) {
+        guard failure == nil else { return }
         var string = string
         string.withUTF8 { buffer.append(contentsOf: $0) }
         if buffer.count >= flushThreshold { flush() }
@@ -21,13 +31,17 @@ public final class FileDescriptorOutput: TextOutputStream {
     public func flush() {
         var start = 0
         buffer.withUnsafeBytes { bytes in
-            while start < bytes.count {
+            while start < bytes.count, failure == nil {
                 let written = Foundation.write(descriptor, bytes.baseAddress! + start, bytes.count - start)
-                if written <= 0 {
-                    if written < 0 && errno == EINTR { continue }
-                    break  // The reader went away (EPIPE); dropping output is all that is left to do.
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    if errno == EPIPE { TemporaryFiles.endOnBrokenPipe() }
+                    failure = "\(name): cannot write: \(String(cString: strerror(errno)))"
+                } else if written == 0 {
+                    failure = "\(name): cannot write: nothing was written"
+                } else {
+                    start += written
                 }
-                start += written
             }
         }
         buffer.removeAll(keepingCapacity: true)

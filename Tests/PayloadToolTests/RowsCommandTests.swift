@@ -153,12 +153,12 @@ import Testing
         let result = run(["--output", folder.appendingPathComponent("nope/rows.json").path, sample("metrics-ios16.json")])
         #expect(result.status == 1)
         #expect(result.stderr.contains("cannot create the output file"))
-        // A target that is a folder: the rename fails, the temporary file is removed.
+        // A target that is a folder: refused before anything runs, nothing written.
         let blocker = folder.appendingPathComponent("taken")
         try FileManager.default.createDirectory(at: blocker.appendingPathComponent("inside"), withIntermediateDirectories: true)
         let second = run(["--output", blocker.path, sample("metrics-ios16.json")])
-        #expect(second.status == 1)
-        #expect(second.stderr.contains("cannot rename"))
+        #expect(second.status == 64)
+        #expect(second.stderr.contains("not a regular file (a folder)"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["taken"])
     }
 

@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+
+/// Where output goes, as a user runs the executable: `--output` writes regular files only (through
+/// a symbolic link, keeping the mode), a failed write to standard output is an error, a closed pipe
+/// ends the run quietly, and an interrupted run leaves no temporary file.
+@Suite(.serialized) struct OutputSafetyTests {
+    let folder: URL
+    let samples: [String]
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("yui-output-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let samplesFolder = TopFixtures.repository.appendingPathComponent("samples")
+        samples = try FileManager.default.contentsOfDirectory(atPath: samplesFolder.path).sorted()
+            .map { samplesFolder.appendingPathComponent($0).path }
+    }
+
+    /// Runs the executable with standard output going to `output` (a file handle) or a pipe.
+    func run(_ arguments: [String], output: FileHandle? = nil) throws -> (status: Int32, reason: Process.TerminationReason, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = try TopBinary.executable()
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = output ?? out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let outData = output == nil ? out.fileHandleForReading.readDataToEndOfFile() : Data()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, process.terminationReason, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    }
+
+    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+    func leftovers() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains(".tmp-") }
+    }
+
+    @Test func aFullDiskIsAnErrorNamingStandardOutput() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let result = try run(["rows"] + samples, output: full)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("error: standard output: cannot write: No space left on device"), "\(result.stderr)")
+    }
+
+    @Test func aClosedPipeEndsTheRunQuietly() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let process = Process()
+        process.executableURL = try TopBinary.executable()
+        // Far more output than a pipe holds.
+        process.arguments = ["rows"] + Array(repeating: samples, count: 40).flatMap { $0 }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        try out.fileHandleForReading.close()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        #expect(process.terminationStatus == SIGPIPE)
+        #expect(errData.isEmpty, "\(String(decoding: errData, as: UTF8.self))")
+    }
+
+    @Test func aFIFOOrADeviceIsRefusedAndLeftAlone() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(mkfifo(path("fifo"), 0o644) == 0)
+        let fifo = try run(["rows", "--output", path("fifo")] + samples)
+        #expect(fifo.status == 64)
+        #expect(fifo.stderr.contains("not a regular file (a FIFO)"))
+        var info = stat()
+        #expect(lstat(path("fifo"), &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO)
+        // A link to /dev/null stands for the device (run as root, the old code replaced it).
+        try FileManager.default.createSymbolicLink(atPath: path("null"), withDestinationPath: "/dev/null")
+        let device = try run(["rows", "--output", path("null")] + samples)
+        #expect(device.status == 64)
+        #expect(device.stderr.contains("not a regular file (a character device)"))
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: path("null")) == "/dev/null")
+        #expect(stat("/dev/null", &info) == 0 && (info.st_mode & S_IFMT) == S_IFCHR)
+        #expect(try leftovers().isEmpty)
+    }
+
+    @Test func aSymbolicLinkIsWrittenThroughAndTheModeKept() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        FileManager.default.createFile(atPath: path("rows.json"), contents: Data("old".utf8), attributes: [.posixPermissions: 0o600])
+        try FileManager.default.createSymbolicLink(atPath: path("latest.json"), withDestinationPath: "rows.json")
+        let result = try run(["rows", "--output", path("latest.json")] + samples)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: path("latest.json")) == "rows.json")
+        let written = try String(contentsOfFile: path("rows.json"), encoding: .utf8)
+        #expect(written.hasPrefix("[") && written.contains("\"row_key\""))
+        let mode = try FileManager.default.attributesOfItem(atPath: path("rows.json"))[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(try leftovers().isEmpty)
+    }
+
+    @Test func aReadOnlyFileIsRefused() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        FileManager.default.createFile(atPath: path("kept.json"), contents: Data("keep me".utf8), attributes: [.posixPermissions: 0o444])
+        let result = try run(["rows", "--output", path("kept.json")] + samples)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("kept.json: cannot write: the file is read-only"))
+        #expect(try String(contentsOfFile: path("kept.json"), encoding: .utf8) == "keep me")
+        #expect(try leftovers().isEmpty)
+    }
+
+    /// A real process, interrupted by a real signal while it waits for standard input.
+    @Test(arguments: [SIGINT, SIGTERM, SIGHUP]) func anInterruptedRunLeavesNoTemporaryFile(_ signalNumber: Int32) throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let process = Process()
+        process.executableURL = try TopBinary.executable()
+        process.arguments = ["rows", "--output", path("out.json"), "-"]
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // The temporary file exists once the output is opened; the run then waits on stdin.
+        var waited = 0
+        while try leftovers().isEmpty, waited < 200 {
+            usleep(20_000)
+            waited += 1
+        }
+        #expect(try leftovers().count == 1)
+        kill(process.processIdentifier, signalNumber)
+        process.waitUntilExit()
+        try? input.fileHandleForWriting.close()
+        #expect(process.terminationReason == .uncaughtSignal)
+        #expect(process.terminationStatus == signalNumber)
+        #expect(try leftovers().isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: path("out.json")))
+    }
+}
