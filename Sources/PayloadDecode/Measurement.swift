@@ -27,9 +27,9 @@ enum MeasurementError: Error, Equatable {
 
     var message: String {
         switch self {
-        case .notAMeasurement(let text): return "'\(text)' is not a \"<number> <unit>\" measurement"
-        case .unknownUnit(let unit): return "unknown unit '\(unit)'"
-        case .outOfRange(let text): return "'\(text)' is out of range"
+        case .notAMeasurement(let text): return "\(InputText.quoted(text)) is not a \"<number> <unit>\" measurement"
+        case .unknownUnit(let unit): return "unknown unit \(InputText.quoted(unit))"
+        case .outOfRange(let text): return "\(InputText.quoted(text)) is out of range"
         }
     }
 }

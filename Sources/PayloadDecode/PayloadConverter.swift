@@ -120,7 +120,7 @@ final class PayloadConverter {
                 let seconds = document.withStringBytes(value, { Timestamp.parse($0, zone: options.timeZone) })
             else {
                 if let text = document.string(value) {
-                    error(keyPath, "'\(text)' is not a timestamp (yyyy-MM-dd HH:mm:ss with an optional zone)")
+                    error(keyPath, "\(InputText.quoted(text)) is not a timestamp (yyyy-MM-dd HH:mm:ss with an optional zone)")
                 } else {
                     error(keyPath, "not a string (a JSON \(document.kind(value))); a timestamp is a yyyy-MM-dd HH:mm:ss string")
                 }
@@ -173,13 +173,13 @@ final class PayloadConverter {
             {
                 appBuild = number
             } else {
-                error("\(metaKey).appBuildVersion", "'\(build)' is not a build number (digits and dots)")
+                error("\(metaKey).appBuildVersion", "\(InputText.quoted(build)) is not a build number (digits and dots)")
                 ok = false
             }
         }
         let version = text("appVersion", appVersion, appVersionKey)
         if let version, !ColumnPatterns.isDottedNumber(version) {
-            error(appVersionKey, "'\(version)' does not fit app_version (digits and dots only)")
+            error(appVersionKey, "\(InputText.quoted(version)) does not fit app_version (digits and dots only)")
             ok = false
         }
         var os = ""
@@ -192,13 +192,13 @@ final class PayloadConverter {
             {
                 os = String(words[index])
             } else {
-                error("\(metaKey).osVersion", "'\(osVersion)' holds no version number")
+                error("\(metaKey).osVersion", "\(InputText.quoted(osVersion)) holds no version number")
                 ok = false
             }
         }
         let device = text("deviceType", document.member(meta, "deviceType"), "\(metaKey).deviceType")
         if let device, !ColumnPatterns.isDevice(device) {
-            error("\(metaKey).deviceType", "'\(device)' is not a model identifier (like iPhone17,2) or arm64")
+            error("\(metaKey).deviceType", "\(InputText.quoted(device)) is not a model identifier (like iPhone17,2) or arm64")
             ok = false
         }
         var lowPower = false
@@ -308,7 +308,7 @@ final class PayloadConverter {
                 return
             }
             guard let startMs = start.milliseconds, let endMs = end.milliseconds else {
-                warn(bucketKey, "bucket bounds are not durations ('\(start.unit)', '\(end.unit)'); row left out")
+                warn(bucketKey, "bucket bounds are not durations (\(InputText.quoted(start.unit)), \(InputText.quoted(end.unit))); row left out")
                 ok = false
                 return
             }
@@ -485,7 +485,7 @@ final class PayloadConverter {
                 case .none: value = nil
                 }
                 if value == nil {
-                    warn(valuePath, "unit '\(reading.unit)' does not fit \(kind.name); value left null")
+                    warn(valuePath, "unit \(InputText.quoted(reading.unit)) does not fit \(kind.name); value left null")
                 } else if value! < 0 {
                     warn(valuePath, "negative; value left null")
                     value = nil

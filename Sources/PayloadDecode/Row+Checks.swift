@@ -6,30 +6,30 @@ extension Row {
     public func tableViolations() -> [String] {
         var violations: [String] = []
         if !["interval", "memory", "metrics", "diagnostic"].contains(kind) {
-            violations.append("kind '\(kind)' is not interval, memory, metrics or diagnostic")
+            violations.append("kind \(InputText.quoted(kind)) is not interval, memory, metrics or diagnostic")
         }
-        if !ColumnPatterns.isName(name) { violations.append("name '\(name)' does not match ^[a-z][a-z0-9_]{1,40}$") }
+        if !ColumnPatterns.isName(name) { violations.append("name \(InputText.quoted(name)) does not match ^[a-z][a-z0-9_]{1,40}$") }
         if !ColumnPatterns.isDottedNumber(app_version) {
-            violations.append("app_version '\(app_version)' does not match ^[0-9]+(\\.[0-9]+)*$")
+            violations.append("app_version \(InputText.quoted(app_version)) does not match ^[0-9]+(\\.[0-9]+)*$")
         }
-        if !ColumnPatterns.isDottedNumber(os) { violations.append("os '\(os)' does not match ^[0-9]+(\\.[0-9]+)*$") }
+        if !ColumnPatterns.isDottedNumber(os) { violations.append("os \(InputText.quoted(os)) does not match ^[0-9]+(\\.[0-9]+)*$") }
         if !ColumnPatterns.isDevice(device) {
-            violations.append("device '\(device)' does not match \(ColumnPatterns.devicePattern)")
+            violations.append("device \(InputText.quoted(device)) does not match \(ColumnPatterns.devicePattern)")
         }
         if let buckets, buckets.count != 18 { violations.append("buckets has \(buckets.count) counts, not 18") }
         if let stack {
             if kind != "diagnostic" { violations.append("stack on a \(kind) row (diagnostic rows only)") }
             if stack.isEmpty || stack.count > 100 { violations.append("stack has \(stack.count) frames, not 1 to 100") }
         }
-        if let user_id, ColumnPatterns.userUUID(user_id) == nil { violations.append("user_id '\(user_id)' is not a UUID") }
-        if ColumnPatterns.userUUID(row_key) == nil { violations.append("row_key '\(row_key)' is not a UUID") }
+        if let user_id, ColumnPatterns.userUUID(user_id) == nil { violations.append("user_id \(InputText.quoted(user_id)) is not a UUID") }
+        if ColumnPatterns.userUUID(row_key) == nil { violations.append("row_key \(InputText.quoted(row_key)) is not a UUID") }
         if app_build < 0 || app_build > Int(Int32.max) { violations.append("app_build \(app_build) is outside int") }
         if n < 0 || n > Int(Int32.max) { violations.append("n \(n) is outside int") }
         if thermal < Int(Int16.min) || thermal > Int(Int16.max) { violations.append("thermal \(thermal) is outside smallint") }
         let start = Timestamp.parseISO(period_start)
         let end = Timestamp.parseISO(period_end)
-        if start == nil { violations.append("period_start '\(period_start)' is not an ISO 8601 UTC timestamp") }
-        if end == nil { violations.append("period_end '\(period_end)' is not an ISO 8601 UTC timestamp") }
+        if start == nil { violations.append("period_start \(InputText.quoted(period_start)) is not an ISO 8601 UTC timestamp") }
+        if end == nil { violations.append("period_end \(InputText.quoted(period_end)) is not an ISO 8601 UTC timestamp") }
         if let start, let end, end < start { violations.append("period_end is before period_start") }
         for (column, value) in [("p50", p50), ("p95", p95), ("max", max), ("value", value)] {
             if let value, !value.isFinite || abs(value) > 3.4e38 { violations.append("\(column) \(value) does not fit real") }

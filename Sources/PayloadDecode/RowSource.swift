@@ -41,7 +41,11 @@ public struct InputDiagnostic: Sendable, Error, CustomStringConvertible {
     }
 
     /// `samples/a.json: payload 2, key memoryMetrics.peakMemoryUsage: unknown unit 'parsecs'`
-    public var description: String { place.isEmpty ? "\(file): \(message)" : "\(file): \(place): \(message)" }
+    /// Control characters from the input (a file name, a key) are escaped here, whatever the
+    /// message: nothing an input holds reaches the terminal raw.
+    public var description: String {
+        InputText.escaped(place.isEmpty ? "\(file): \(message)" : "\(file): \(place): \(message)")
+    }
 }
 
 /// Turns any input of SPEC section 3 into rows: a payload dump (payload, array, single diagnostic,

@@ -1,3 +1,5 @@
+import PayloadDecode
+
 /// A usage error: printed with the command's usage line and exits 64.
 struct UsageError: Error {
     let message: String
@@ -81,6 +83,6 @@ struct CommandArguments {
 func reportUsage(
     _ error: UsageError, command: String, usage: String, to stderr: inout some TextOutputStream
 ) -> Int32 {
-    stderr.write("Error: \(error.message)\n\(usage)\nSee 'payload-tool \(command) --help' for more information.\n")
+    stderr.write("Error: \(InputText.escaped(error.message))\n\(usage)\nSee 'payload-tool \(command) --help' for more information.\n")
     return PayloadTool.exitUsage
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PayloadDecode
 import StackSymbolize
 
 /// `symbolicate --object PATH`: addresses in one debug file, looked up as given.
@@ -54,7 +55,7 @@ enum SymbolicateObject {
         }
         var failed = false
         for (index, isValid) in valid.enumerated() where !isValid {
-            stderr.write("error: \(place(index)): '\(text(index))' is not an address (0x-prefixed hex or decimal)\n")
+            stderr.write("error: \(place(index)): \(InputText.quoted(text(index))) is not an address (0x-prefixed hex or decimal)\n")
             failed = true
         }
         // Batches repeat addresses (stacks share their hot frames): each distinct address is looked up

@@ -115,7 +115,7 @@ enum RowColumns {
         }
 
         private func unreadable(_ value: String?, _ what: String) -> RowStoreError {
-            RowStoreError(message: "column \(column) holds \(value.map { "'\($0)'" } ?? "null"), not \(what)")
+            RowStoreError(message: "column \(column) holds \(value.map { InputText.quoted($0) } ?? "null"), not \(what)")
         }
 
         mutating func optional() -> String? { next() }

@@ -136,3 +136,41 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: path("out.json")))
     }
 }
+
+/// Text from an input reaches a message escaped and cut: no escape sequence, carriage return or
+/// line feed of its own, at most 200 characters of any one value.
+@Suite struct MessageEscapingTests {
+    @Test func inputTextInMessagesIsEscapedAndCut() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("yui-escape-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sample = TopFixtures.repository.appendingPathComponent("samples/metrics-ios16.json")
+        var payload = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: sample)) as? [String: Any])
+        payload["appVersion"] = "\u{1B}]0;PWNED\u{07}\r\nerror: a forged line"
+        var meta = try #require(payload["metaData"] as? [String: Any])
+        meta["deviceType"] = String(repeating: "x", count: 1_000_000)
+        payload["metaData"] = meta
+        // The file's own name carries an escape sequence too.
+        let path = folder.appendingPathComponent("red\u{1B}[31m.json").path
+        try JSONSerialization.data(withJSONObject: payload).write(to: URL(fileURLWithPath: path))
+        let run = CommandRun(["rows", path])
+        let lines = run.stderr.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(lines.count == 2, "\(run.stderr.prefix(2000))")
+        for line in lines {
+            #expect(!line.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }, "\(line.prefix(300))")
+            #expect(line.count < 500)
+            #expect(line.hasPrefix("error: " + folder.path + "/red\\u{1B}[31m.json: "))
+        }
+        #expect(run.stderr.contains("'\\u{1B}]0;PWNED\\u{7}\\u{D}\\u{A}error: a forged line' does not fit app_version"))
+        #expect(run.stderr.contains("…' (999800 more characters) is not a model identifier"))
+        #expect(!run.stderr.contains("\nerror: a forged line"))
+    }
+
+    @Test func anAddressLineIsQuotedCut() throws {
+        let object = try SymbolicateFixtures.path("other/yui-linux")
+        let run = CommandRun(["symbolicate", "--object", object], stdin: "0x" + String(repeating: "1", count: 100_000) + "\u{1B}[2J\n")
+        #expect(run.status == 1)
+        #expect(run.stderr.count < 400)
+        #expect(run.stderr.contains("…' (99806 more characters) is not an address"))
+    }
+}
