@@ -47,17 +47,26 @@ public struct DatabaseURL: Sendable, CustomStringConvertible {
 
     /// libpq's URI rule: the user info is what comes before the first `@`, unless a `/` comes first;
     /// the password is what follows its first `:`. A `password=` query parameter counts as well.
+    ///
+    /// A password with an unencoded `@` (`postgresql://u:Wr@ngPW99@host/db`) is read by libpq as the
+    /// password `Wr` and the host `ngPW99@host`, which its messages then echo. So the redaction takes
+    /// the user info up to the *last* `@` of the authority, and every `@`-separated piece of such a
+    /// password is a secret too: nothing of it is printed.
     private static func redactURI(_ uri: String) -> (String, [String]) {
         guard let schemeEnd = uri.range(of: "://") else { return (uri, []) }
         let scheme = uri[..<schemeEnd.upperBound]
         var rest = Substring(uri[schemeEnd.upperBound...])
         var secrets: [String] = []
         var userInfo = ""
-        if let at = rest.firstIndex(where: { $0 == "@" || $0 == "/" }), rest[at] == "@" {
+        let authority = rest[..<(rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex)]
+        if let at = authority.lastIndex(of: "@") {
             let info = rest[..<at]
             if let colon = info.firstIndex(of: ":") {
                 let password = String(info[info.index(after: colon)...])
                 secrets += spellings(of: password)
+                if password.contains("@") {
+                    secrets += password.split(separator: "@").map(String.init).flatMap { spellings(of: $0) }
+                }
                 userInfo = "\(info[..<colon]):***@"
             } else {
                 userInfo = "\(info)@"

@@ -25,6 +25,16 @@ import Testing
         #expect(!url.redacted.contains("s3cret") && !url.redacted.contains("w0rd"))
     }
 
+    /// A password with an unencoded `@`: libpq takes the part after it for the host and echoes it
+    /// in its messages; none of the password may show, in the redacted form or a scrubbed message.
+    @Test func aPasswordWithAnUnencodedAtSignIsHiddenWhole() {
+        let url = DatabaseURL("postgresql://u:Wr@ngPW99@db.example.com/db")
+        #expect(url.redacted == "postgresql://u:***@db.example.com/db")
+        let message = url.scrub(#"could not translate host name "ngPW99@db.example.com" to address"#)
+        #expect(!message.contains("ngPW99"))
+        #expect(!url.redacted.contains("Wr") && !url.redacted.contains("ngPW99"))
+    }
+
     @Test func scrubRemovesEverySpellingOfThePasswordFromAMessage() {
         let url = DatabaseURL("postgresql://loader:p%40ss%2Fw0rd@db.example.com/postgres")
         let message = #"could not parse "postgresql://loader:p%40ss%2Fw0rd@db" (password p@ss/w0rd)"#
