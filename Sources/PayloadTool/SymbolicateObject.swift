@@ -4,6 +4,10 @@ import StackSymbolize
 
 /// `symbolicate --object PATH`: addresses in one debug file, looked up as given.
 enum SymbolicateObject {
+    /// The longest line of standard input read as an address (an address takes at most 20
+    /// characters; the rest of the room is for spaces).
+    static let longestLine = 1_024
+
     static func run(
         object: String, uuid: String?, offsets: Bool, indexFolder: String?, addressArguments: [String], stdin: FileHandle,
         format: SymbolicateCommand.Format, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
@@ -26,26 +30,58 @@ enum SymbolicateObject {
         }
         var addresses: [UInt64] = []
         var valid: [Bool] = []
+        // Lines longer than this are no address: only their first bytes are kept (for the message),
+        // so a gigabyte without a newline costs no more memory than a short line.
+        var overlongLines: [Int: Int] = [:]
         if addressArguments.isEmpty {
-            data = [UInt8](stdin.readDataToEndOfFile())
             var lineNumber = 0
             var lineStart = 0
-            while lineStart < data.count {
-                var lineEnd = lineStart
-                while lineEnd < data.count, data[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+            var lineLength = 0
+            func endLine() {
                 lineNumber += 1
                 var first = lineStart
-                var last = lineEnd
+                var last = data.count
                 while first < last, data[first] == 32 || data[first] == 9 || data[first] == 13 { first += 1 }
                 while last > first, data[last - 1] == 32 || data[last - 1] == 9 || data[last - 1] == 13 { last -= 1 }
-                if first < last {
+                if lineLength > longestLine {
+                    overlongLines[inputSpans.count] = lineLength
+                    inputSpans.append((lineStart, data.count, lineNumber))
+                    addresses.append(0)
+                    valid.append(false)
+                } else if first < last {
                     inputSpans.append((first, last, lineNumber))
                     let value = parseAddress(data[first..<last])
                     addresses.append(value ?? 0)
                     valid.append(value != nil)
+                } else {
+                    data.removeSubrange(lineStart...)
                 }
-                lineStart = lineEnd + 1
+                lineStart = data.count
+                lineLength = 0
             }
+            let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
+            defer { chunk.deallocate() }
+            while true {
+                let got = read(stdin.fileDescriptor, chunk.baseAddress, chunk.count)
+                if got < 0, errno == EINTR { continue }
+                guard got > 0 else { break }
+                // Line by line with memchr: a long line is skipped over, not walked byte by byte.
+                var position = 0
+                while position < got {
+                    let start = chunk.baseAddress! + position
+                    let newline = memchr(start, Int32(UInt8(ascii: "\n")), got - position)
+                    let end = newline.map { $0 - chunk.baseAddress! } ?? got
+                    let piece = end - position
+                    let room = max(0, longestLine + 1 - lineLength)
+                    if room > 0 {
+                        data.append(contentsOf: UnsafeRawBufferPointer(start: start, count: min(piece, room)))
+                    }
+                    lineLength += piece
+                    if newline != nil { endLine() }
+                    position = end + 1
+                }
+            }
+            if lineLength > 0 { endLine() }
         } else {
             for argument in addressArguments {
                 let value = parseAddress(Array(argument.utf8)[...])
@@ -55,7 +91,11 @@ enum SymbolicateObject {
         }
         var failed = false
         for (index, isValid) in valid.enumerated() where !isValid {
-            stderr.write("error: \(place(index)): \(InputText.quoted(text(index))) is not an address (0x-prefixed hex or decimal)\n")
+            if let length = overlongLines[index] {
+                stderr.write("error: \(place(index)): a line of \(length) bytes, longer than \(longestLine): not an address\n")
+            } else {
+                stderr.write("error: \(place(index)): \(InputText.quoted(text(index))) is not an address (0x-prefixed hex or decimal)\n")
+            }
             failed = true
         }
         // Batches repeat addresses (stacks share their hot frames): each distinct address is looked up

@@ -168,9 +168,23 @@ import Testing
 
     @Test func anAddressLineIsQuotedCut() throws {
         let object = try SymbolicateFixtures.path("other/yui-linux")
-        let run = CommandRun(["symbolicate", "--object", object], stdin: "0x" + String(repeating: "1", count: 100_000) + "\u{1B}[2J\n")
+        let run = CommandRun(["symbolicate", "--object", object], stdin: "0x" + String(repeating: "1", count: 990) + "\u{1B}[2J\n")
         #expect(run.status == 1)
         #expect(run.stderr.count < 400)
-        #expect(run.stderr.contains("…' (99806 more characters) is not an address"))
+        #expect(run.stderr.contains("…' (796 more characters) is not an address"))
+    }
+
+    /// A line of standard input longer than 1,024 bytes is no address: it is named by its length,
+    /// never held whole nor echoed, and the other lines are answered.
+    @Test func anOverlongLineIsNamedNotEchoed() throws {
+        let object = try SymbolicateFixtures.path("other/yui-linux")
+        let input = "0x200000\n" + String(repeating: "a", count: 10_000_000) + "\n0x200001\n"
+        let run = CommandRun(["symbolicate", "--object", object, "--json"], stdin: input)
+        #expect(run.status == 1)
+        #expect(run.stderr == "error: <stdin>: line 2: a line of 10000000 bytes, longer than 1024: not an address\n")
+        struct Answer: Decodable { var input: String; var status: String? }
+        let answers = try JSONDecoder().decode([Answer].self, from: Data(run.stdout.utf8))
+        #expect(answers.map(\.input.count) == [8, 1_025, 8])
+        #expect(run.stdout.count < 2_000)
     }
 }
