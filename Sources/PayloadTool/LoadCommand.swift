@@ -8,7 +8,7 @@ import RowStore
 /// `ON CONFLICT (user_id, row_key) DO NOTHING`, so loading the same dump again stores nothing new.
 /// A batch the table refuses rolls back alone; the other batches and inputs still load (exit 1).
 enum LoadCommand {
-    static let usage = "Usage: payload-tool load --db <url> [--user <uuid>] [--batch-size <n>] [--create-users] <file> ..."
+    static let usage = "Usage: payload-tool load --db <url> [--user <uuid>] [--batch-size <n>] [--timeout <seconds>] [--create-users] <file> ..."
 
     static let help = """
         OVERVIEW: Insert rows into the yui_perf table of a PostgreSQL database.
@@ -19,7 +19,7 @@ enum LoadCommand {
         server's message and the row; the other batches still load. The table comes from db/yui_perf.sql
         (see docs/postgres.md).
 
-        USAGE: payload-tool load --db <url> [--user <uuid>] [--batch-size <n>] [--create-users] <file> ...
+        USAGE: payload-tool load --db <url> [--user <uuid>] [--batch-size <n>] [--timeout <seconds>] [--create-users] <file> ...
 
         ARGUMENTS:
           <file>                  A payload dump or a row file; '-' reads standard input.
@@ -33,6 +33,9 @@ enum LoadCommand {
           --timezone <zone>       Zone of zone-less payload timestamps, IANA name or +HH:MM (default: UTC).
           --promotion <on|off>    Override the ProMotion table for rows converted from payload dumps.
           --batch-size <n>        Rows per transaction (default: 500).
+          --timeout <seconds>     Longest wait for connecting, for one statement, for a lock held by
+                                  another session, or for a silent server (default: 60); past it the
+                                  load stops with exit 1.
           --create-users          Add each row's user_id to yui_users first. For test databases made with
                                   db/bare_database.sql; on Supabase the app owns yui_users.
           -h, --help              Show help information.
@@ -44,11 +47,13 @@ enum LoadCommand {
         """
 
     static let defaultBatchSize = 500
+    static let defaultTimeout = 60
 
     struct Options {
         var database: DatabaseURL
         var conversion: ConversionOptions
         var batchSize: Int
+        var timeout: Int
         var createUsers: Bool
         var files: [String]
     }
@@ -61,7 +66,7 @@ enum LoadCommand {
         do {
             let parsed = try CommandArguments(
                 arguments,
-                options: [.value("--db"), .value("--batch-size"), .flag("--create-users")] + ConversionArguments.options)
+                options: [.value("--db"), .value("--batch-size"), .value("--timeout"), .flag("--create-users")] + ConversionArguments.options)
             if parsed.wantsHelp {
                 stdout.write(help)
                 return PayloadTool.exitSuccess
@@ -73,7 +78,7 @@ enum LoadCommand {
 
         let database: RowDatabase
         do {
-            database = try RowDatabase(url: options.database)
+            database = try RowDatabase(url: options.database, timeout: options.timeout)
         } catch {
             stderr.write("error: \(error.message)\n")
             return PayloadTool.exitFailure
@@ -131,11 +136,18 @@ enum LoadCommand {
             }
             batchSize = number
         }
+        var timeout = defaultTimeout
+        if let text = parsed.value("--timeout") {
+            guard let number = Int(text), number >= 1, number <= 86_400 else {
+                throw UsageError(message: "The value '\(text)' is invalid for '--timeout <seconds>': a whole number from 1 to 86400.")
+            }
+            timeout = number
+        }
         guard !parsed.positionals.isEmpty else {
             throw UsageError(message: "Missing expected argument '<file> ...'.")
         }
         return Options(
-            database: DatabaseURL(url), conversion: conversion, batchSize: batchSize,
+            database: DatabaseURL(url), conversion: conversion, batchSize: batchSize, timeout: timeout,
             createUsers: parsed.flag("--create-users"), files: parsed.positionals)
     }
 }

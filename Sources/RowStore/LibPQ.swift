@@ -30,6 +30,8 @@ struct ServerError: Error {
 /// An open libpq connection. The connection closes when the last reference goes.
 final class PostgresConnection {
     private let connection: OpaquePointer
+    /// How long one statement may take, server silence included (seconds).
+    let timeout: Int
 
     /// Connects with a libpq connection string or URL. The password may come from the URL, from
     /// `PGPASSWORD` or from `~/.pgpass`: libpq looks in all three.
@@ -37,7 +39,13 @@ final class PostgresConnection {
     /// - Throws: `ServerError` with libpq's message. The message may name the host and the user,
     ///   never the password (libpq does not echo it), but callers still redact it.
     /// The corresponding libpq function is `PQconnectdbParams`.
-    init(url: String) throws(ServerError) {
+    ///
+    /// - Parameter timeout: seconds for connecting, for each statement (the server's
+    ///   `statement_timeout`), for each lock wait (`lock_timeout`), and for the server's silence
+    ///   while a statement runs (a network that stops answering after connecting): past it the
+    ///   statement fails with a message saying so, never waits forever.
+    init(url: String, timeout: Int = 60) throws(ServerError) {
+        self.timeout = timeout
         // expand_dbname = 1 makes libpq read `dbname` as a full URL or key=value string; what it holds
         // overrides the keywords before it, so these are defaults the URL can change. Without a
         // connect_timeout libpq waits as long as TCP does (minutes) for a host that never answers.
@@ -45,8 +53,11 @@ final class PostgresConnection {
         var values = ["payload-tool"]
         if ProcessInfo.processInfo.environment["PGCONNECT_TIMEOUT"] == nil {
             keywords.append("connect_timeout")
-            values.append("30")
+            values.append(String(timeout))
         }
+        // Keepalives notice a peer that vanished while the connection is idle.
+        keywords += ["keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count"]
+        values += ["1", String(max(1, timeout / 2)), String(max(1, timeout / 6)), "3"]
         keywords.append("dbname")
         values.append(url)
         let handle = withCStringArray(keywords) { keywordPointers in
@@ -66,6 +77,13 @@ final class PostgresConnection {
         // (e.g. "relation already exists, skipping") are not the user's business.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
         connection = handle
+        // The server gives up on a statement or a lock wait by itself; `waitForResults` covers a
+        // server that cannot even say so.
+        // The lock wait gives up a little sooner, so a statement stuck behind another session's
+        // lock says "lock timeout" rather than "statement timeout".
+        _ = try execute(
+            "SELECT set_config('statement_timeout', $1, false), set_config('lock_timeout', $2, false)",
+            parameters: [String(timeout * 1000), String(max(1, timeout * 1000 - 200))])
     }
 
     deinit { PQfinish(connection) }
@@ -75,10 +93,11 @@ final class PostgresConnection {
     ///
     /// The corresponding libpq function is `PQexecParams`.
     func execute(_ sql: String, parameters: [String?] = []) throws(ServerError) -> QueryResult {
-        let result = withOptionalCStringArray(parameters) { pointers in
-            PQexecParams(connection, sql, Int32(parameters.count), nil, pointers, nil, nil, 0)
+        let sent = withOptionalCStringArray(parameters) { pointers in
+            PQsendQueryParams(connection, sql, Int32(parameters.count), nil, pointers, nil, nil, 0)
         }
-        return try consume(result)
+        guard sent == 1 else { return try consume(nil) }
+        return try consume(try waitForResults())
     }
 
     /// Runs a script of several statements separated by semicolons (a migration), without parameters.
@@ -86,7 +105,45 @@ final class PostgresConnection {
     ///
     /// The corresponding libpq function is `PQexec`.
     func executeScript(_ sql: String) throws(ServerError) {
-        _ = try consume(PQexec(connection, sql))
+        guard PQsendQuery(connection, sql) == 1 else {
+            _ = try consume(nil)
+            return
+        }
+        _ = try consume(try waitForResults())
+    }
+
+    /// Waits for the results of the statement just sent, at most `timeout` seconds past the
+    /// server's own limit, and returns the last one (as `PQexec` does; an error ends the batch).
+    /// A server that stays silent (a network gone quiet after connecting) ends the wait with an
+    /// error and a closed connection: nothing more can be sent on it.
+    ///
+    /// The corresponding libpq functions are `PQconsumeInput`, `PQisBusy` and `PQgetResult`.
+    private func waitForResults() throws(ServerError) -> OpaquePointer? {
+        let deadline = Date().addingTimeInterval(Double(timeout) + 5)
+        var last: OpaquePointer?
+        while true {
+            while PQisBusy(connection) == 0 {
+                guard let result = PQgetResult(connection) else { return last }
+                if let last { PQclear(last) }
+                last = result
+            }
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else {
+                if let last { PQclear(last) }
+                throw ServerError(sqlState: "", message: "no answer from the server within \(timeout) s (--timeout)")
+            }
+            var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, Int32(min(remaining, 1) * 1000))
+            if ready < 0, errno != EINTR {
+                if let last { PQclear(last) }
+                throw ServerError(sqlState: "", message: "cannot wait for the server: \(String(cString: strerror(errno)))")
+            }
+            if ready > 0, PQconsumeInput(connection) == 0 {
+                if let last { PQclear(last) }
+                let message = Self.trimmed(PQerrorMessage(connection))
+                throw ServerError(sqlState: "", message: message.isEmpty ? "the connection was lost" : message)
+            }
+        }
     }
 
     /// Whether the connection is still usable (it may have dropped during a statement).

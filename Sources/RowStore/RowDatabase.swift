@@ -17,10 +17,12 @@ public final class RowDatabase {
     /// Connects. The password may come from the URL, `PGPASSWORD` or `~/.pgpass`.
     ///
     /// - Throws: `RowStoreError` saying it cannot connect, with the URL redacted and libpq's reason.
-    public init(url: DatabaseURL) throws(RowStoreError) {
+    /// - Parameter timeout: seconds for connecting, each statement, each lock wait and the
+    ///   server's silence (`PostgresConnection.init(url:timeout:)`).
+    public init(url: DatabaseURL, timeout: Int = 60) throws(RowStoreError) {
         self.url = url
         do {
-            connection = try PostgresConnection(url: url.connectionString)
+            connection = try PostgresConnection(url: url.connectionString, timeout: timeout)
         } catch {
             throw RowStoreError(message: "cannot connect to \(url.redacted): \(url.scrub(error.message))")
         }

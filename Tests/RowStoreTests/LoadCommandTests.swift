@@ -268,3 +268,54 @@ struct LoadBinaryTests {
         }
     }
 }
+
+/// `load --timeout`: a table locked by another session, or a server that never answers, ends the
+/// load with exit 1 and a message, in about the time given, never a wait without end.
+@Suite(.enabled(if: !TestServer.isSkipped, "YUI_PERF_SKIP_DB=1"))
+struct LoadTimeoutTests {
+    @Test func aTableLockedByAnotherSessionEndsTheLoadAfterTheTimeout() throws {
+        let test = try TestDatabase()
+        let holder = try RowDatabase(url: test.url)
+        // Another session holds the table (its transaction stays open) until this test ends.
+        try holder.runScript("BEGIN; LOCK TABLE yui_perf IN ACCESS EXCLUSIVE MODE;")
+        defer { try? holder.runScript("ROLLBACK") }
+        let sample = TestServer.repositoryRoot.appendingPathComponent("samples/metrics-ios16.json").path
+        let started = Date()
+        let outcome = runTool(["load", "--db", test.url, "--user", LoadCommandTests.user, "--create-users", "--timeout", "2", sample])
+        let took = Date().timeIntervalSince(started)
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr.contains("lock timeout"), "\(outcome.stderr)")
+        #expect(took < 15, "took \(took) s")
+    }
+
+    @Test func aServerThatNeverAnswersEndsTheLoadAfterTheTimeout() throws {
+        // A socket that listens and never accepts: the connection is made by the kernel, then
+        // nothing answers libpq's startup message.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(listener >= 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(bound == 0 && listen(listener, 4) == 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        let port = UInt16(bigEndian: address.sin_port)
+        let sample = TestServer.repositoryRoot.appendingPathComponent("samples/metrics-ios16.json").path
+        let started = Date()
+        let outcome = runTool([
+            "load", "--db", "postgresql://nobody@127.0.0.1:\(port)/none?sslmode=disable", "--user", LoadCommandTests.user,
+            "--timeout", "2", sample,
+        ])
+        let took = Date().timeIntervalSince(started)
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr.contains("cannot connect to postgresql://nobody@127.0.0.1:\(port)/none"), "\(outcome.stderr)")
+        #expect(took < 15, "took \(took) s")
+    }
+}
