@@ -81,16 +81,17 @@ public struct WorstStacksTally: Sendable {
         seenBuilds.insert(occurrence.build)
         let signature = StackSignature(of: occurrence.stack)
         let key = GroupKey(build: occurrence.build, kind: occurrence.kind, signature: signature.text)
-        if var group = groups[key] {
-            group.weight += occurrence.weight
-            group.count += 1
-            group.rowKeys.append(occurrence.rowKey)
-            if occurrence.weight > group.max {
-                group.max = occurrence.weight
-                group.heaviestFrames = signature.frames
-                group.heaviestRowKey = occurrence.rowKey
+        if let index = groups.index(forKey: key) {
+            // Changed in place: a copy taken out and stored back would copy `rowKeys` every time,
+            // which made `top` quadratic in the rows sharing a signature.
+            groups.values[index].weight += occurrence.weight
+            groups.values[index].count += 1
+            groups.values[index].rowKeys.append(occurrence.rowKey)
+            if occurrence.weight > groups.values[index].max {
+                groups.values[index].max = occurrence.weight
+                groups.values[index].heaviestFrames = signature.frames
+                groups.values[index].heaviestRowKey = occurrence.rowKey
             }
-            groups[key] = group
         } else {
             groups[key] = SignatureGroup(
                 build: occurrence.build, kind: occurrence.kind, signature: signature, weight: occurrence.weight,

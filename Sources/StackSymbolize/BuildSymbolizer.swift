@@ -35,17 +35,73 @@ enum DebugFileCatalog {
                 continue
             }
             if isDirectory.boolValue {
-                let enumerator = FileManager.default.enumerator(atPath: path)
                 var found: [String] = []
-                while let relative = enumerator?.nextObject() as? String {
-                    found.append((path as NSString).appendingPathComponent(relative))
-                }
-                for file in found.sorted() { inspect(file, quietIfForeign: true, &files, &problems) }
+                var visited: Set<FileIdentity> = []
+                walk(path, depth: 0, into: &found, visited: &visited, problems: &problems)
+                for file in found { inspect(file, quietIfForeign: true, &files, &problems) }
             } else {
                 inspect(path, quietIfForeign: false, &files, &problems)
             }
         }
         return (files, problems)
+    }
+
+    /// A file or folder as the system knows it, so one reached twice (through links) counts once.
+    private struct FileIdentity: Hashable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    /// Folders this deep are not searched (a debug-file tree is a few levels deep).
+    static let deepestFolder = 32
+
+    /// Every regular file below `folder`, in name order. Symbolic links are followed, to folders
+    /// as to files (a build folder or a `.dSYM` bundle linked from another volume is the user's
+    /// own layout); each real folder and file is visited once, so a link back up ends there. A
+    /// folder or link that cannot be read is a problem named with its path, never a silent skip.
+    private static func walk(
+        _ folder: String, depth: Int, into found: inout [String], visited: inout Set<FileIdentity>, problems: inout [SymbolizeError]
+    ) {
+        var status = stat()
+        guard stat(folder, &status) == 0 else {
+            problems.append(SymbolizeError(path: folder, "cannot read: \(String(cString: strerror(errno)))"))
+            return
+        }
+        guard visited.insert(FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))).inserted else { return }
+        guard depth < deepestFolder else {
+            problems.append(SymbolizeError(path: folder, "more than \(deepestFolder) folders deep; not searched"))
+            return
+        }
+        guard let directory = opendir(folder) else {
+            problems.append(SymbolizeError(path: folder, "cannot read the folder: \(String(cString: strerror(errno)))"))
+            return
+        }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        closedir(directory)
+        for name in names.sorted() {
+            let path = (folder as NSString).appendingPathComponent(name)
+            var entryStatus = stat()
+            guard stat(path, &entryStatus) == 0 else {
+                problems.append(SymbolizeError(path: path, "cannot read: \(String(cString: strerror(errno)))"))
+                continue
+            }
+            switch entryStatus.st_mode & S_IFMT {
+            case S_IFDIR:
+                walk(path, depth: depth + 1, into: &found, visited: &visited, problems: &problems)
+            case S_IFREG:
+                if visited.insert(FileIdentity(device: UInt64(entryStatus.st_dev), inode: UInt64(entryStatus.st_ino))).inserted {
+                    found.append(path)
+                }
+            default:
+                break  // devices, FIFOs, sockets: not debug files, and reading a FIFO would block
+            }
+        }
     }
 
     private static func inspect(

@@ -299,3 +299,34 @@ struct Agreement {
         }
     }
 }
+
+/// The build-folder walk follows symbolic links (a build folder or a `.dSYM` bundle linked from
+/// elsewhere), visits each real file once (a link back up ends there), and names what it cannot
+/// read instead of skipping it.
+@Suite struct BuildFolderWalkTests {
+    @Test func linkedFoldersAreFollowedOnceAndBrokenLinksNamed() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("yui-walk-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let manager = FileManager.default
+        try manager.createDirectory(at: root, withIntermediateDirectories: true)
+        // Build 130 is a link to the fixtures' build folder.
+        try manager.createSymbolicLink(atPath: root.appendingPathComponent("130").path, withDestinationPath: try SymbolicateFixtures.path("builds/130"))
+        // Build 131 holds a link to a dSYM bundle, a link back to its own folder, and a broken link.
+        let build131 = root.appendingPathComponent("131")
+        try manager.createDirectory(at: build131, withIntermediateDirectories: true)
+        try manager.createSymbolicLink(
+            atPath: build131.appendingPathComponent("YuiApp.app.dSYM").path, withDestinationPath: try SymbolicateFixtures.path("builds/131/YuiApp.app.dSYM"))
+        try manager.createSymbolicLink(atPath: build131.appendingPathComponent("loop").path, withDestinationPath: "..")
+        try manager.createSymbolicLink(atPath: build131.appendingPathComponent("gone.dSYM").path, withDestinationPath: "/nonexistent/gone.dSYM")
+
+        let linked = CommandRun(["dsyms", "--dsyms", root.path, "130"])
+        #expect(linked.status == 0, "\(linked.stderr)")
+        #expect(linked.stdout.contains("4C4C4C4C-5555-3144-A1B2-000000000130 arm64"))
+        #expect(linked.stdout.contains("4C4C4C4C-5555-3144-A1B2-0000000B0130 arm64"))
+
+        let mixed = CommandRun(["dsyms", "--dsyms", root.path, "131"])
+        #expect(mixed.status == 1)
+        #expect(mixed.stdout.components(separatedBy: "4C4C4C4C-5555-3144-A1B2-000000000131").count == 2, "\(mixed.stdout)")
+        #expect(mixed.stderr.contains("gone.dSYM: cannot read: No such file or directory"), "\(mixed.stderr)")
+    }
+}
