@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 
 /// Temporary files of this process (an `--output` file being written), removed when the run is
-/// interrupted by SIGINT, SIGTERM or SIGHUP, and before a broken pipe ends it.
+/// interrupted by SIGINT, SIGTERM, SIGHUP or SIGQUIT, and before a broken pipe ends it.
 ///
 /// The signals are taken by dispatch sources (not a handler run inside the interrupted thread), so
 /// the cleanup may lock and call Foundation; then the signal's default action is restored and the
@@ -33,10 +33,11 @@ public enum TemporaryFiles {
         for path in pending { unlink(path) }
     }
 
-    /// Called once by the executable: SIGINT, SIGTERM and SIGHUP remove the temporary files, then
-    /// end the process as the signal would have.
+    /// Called once by the executable: SIGINT, SIGTERM, SIGHUP and SIGQUIT remove the temporary
+    /// files, then end the process as the signal would have. (The Swift runtime takes SIGQUIT for
+    /// its backtracer, prints "Program crashed" and lets the run go on: a user's Ctrl-\ must stop it.)
     public static func removeOnSignals() {
-        for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
+        for signalNumber in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {

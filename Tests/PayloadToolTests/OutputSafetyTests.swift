@@ -110,7 +110,7 @@ import Testing
     }
 
     /// A real process, interrupted by a real signal while it waits for standard input.
-    @Test(arguments: [SIGINT, SIGTERM, SIGHUP]) func anInterruptedRunLeavesNoTemporaryFile(_ signalNumber: Int32) throws {
+    @Test(arguments: [SIGINT, SIGTERM, SIGHUP, SIGQUIT]) func anInterruptedRunLeavesNoTemporaryFile(_ signalNumber: Int32) throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let process = Process()
         process.executableURL = try TopBinary.executable()
