@@ -167,11 +167,14 @@ final class PayloadConverter {
         if let build = text("appBuildVersion", document.member(meta, "appBuildVersion"), "\(metaKey).appBuildVersion") {
             // 130.1 (a test build) counts as 130.
             let integerPart = build.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            if !integerPart.isEmpty, integerPart.utf8.count <= 9, integerPart.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-                build.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: ".") }),
-                let number = Int(integerPart)
-            {
+            let isDigitsAndDots = !integerPart.isEmpty && integerPart.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
+                && build.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: ".") })
+            if isDigitsAndDots, integerPart.utf8.count <= 10, let number = Int(integerPart), number <= Int(Int32.max) {
                 appBuild = number
+            } else if isDigitsAndDots {
+                // Digits and dots, but more than the table's `int` column holds.
+                error("\(metaKey).appBuildVersion", "build number \(InputText.quoted(build)) is larger than 2147483647, the most app_build holds")
+                ok = false
             } else {
                 error("\(metaKey).appBuildVersion", "\(InputText.quoted(build)) is not a build number (digits and dots)")
                 ok = false

@@ -20,6 +20,18 @@ extension Row {
         if let stack {
             if kind != "diagnostic" { violations.append("stack on a \(kind) row (diagnostic rows only)") }
             if stack.isEmpty || stack.count > 100 { violations.append("stack has \(stack.count) frames, not 1 to 100") }
+            // PostgreSQL stores no U+0000 in jsonb, and refuses the whole batch for it: the reader
+            // refuses the one row. Other control characters have no place in a binary's name either.
+            for (position, frame) in stack.enumerated() {
+                if let image = frame.image,
+                    image.utf8.count > 1_024 || image.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+                {
+                    violations.append("stack frame \(position): image \(InputText.quoted(image)) holds control characters or is longer than 1024 bytes")
+                }
+                if let uuid = frame.uuid, ColumnPatterns.userUUID(uuid) == nil {
+                    violations.append("stack frame \(position): uuid \(InputText.quoted(uuid)) is not a UUID")
+                }
+            }
         }
         if let user_id, ColumnPatterns.userUUID(user_id) == nil { violations.append("user_id \(InputText.quoted(user_id)) is not a UUID") }
         if ColumnPatterns.userUUID(row_key) == nil { violations.append("row_key \(InputText.quoted(row_key)) is not a UUID") }

@@ -312,9 +312,17 @@ public final class BuildSymbolizer {
             index = 0
         }
         let info = debugFiles[index]
+        // An offset that takes the address past 2^64 is no address in the image: "not found", with
+        // no address (it used to wrap around to the start of the address space).
+        func beyondTheEnd(_ given: UInt64, base: UInt64) -> SymbolicatedFrame? {
+            guard offsets, given > UInt64.max - base else { return nil }
+            let request = FrameRequest(image: nil, uuid: info.uuids.first, offset: given, isReturnAddress: false)
+            return SymbolicatedFrame(request: request, status: .notFound, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
+        }
         if indexFolder != nil {
             guard let symbolIndex = symbolIndex(at: index) else { throw openFailures[index]! }
             return addresses.map { given in
+                if let outside = beyondTheEnd(given, base: symbolIndex.textBase) { return outside }
                 let address = offsets ? symbolIndex.textBase &+ given : given
                 let request = FrameRequest(image: nil, uuid: info.uuids.first, offset: address &- symbolIndex.textBase, isReturnAddress: false)
                 return indexedFrame(symbolIndex, file: index, request: request, address: address)
@@ -322,7 +330,10 @@ public final class BuildSymbolizer {
         }
         guard let image = image(at: index, checkingUnits: false) else { throw openFailures[index]! }
         let lookupAddresses = offsets ? addresses.map { image.textBase &+ $0 } : addresses
-        let raw = ParallelLookup.run(image, lookupAddresses, names: &names)
+        var raw = ParallelLookup.run(image, lookupAddresses, names: &names)
+        for (position, given) in addresses.enumerated() where beyondTheEnd(given, base: image.textBase) != nil {
+            raw[position] = RawLookup(source: .none, frames: [])
+        }
         // The batch built the unit map (on both threads); a unit it could not read voids its answers.
         if let problem = image.dwarfProblem {
             images[index] = nil
@@ -330,6 +341,7 @@ public final class BuildSymbolizer {
             throw openFailures[index]!
         }
         return zip(zip(addresses, lookupAddresses), raw).map { pair, lookup in
+            if let outside = beyondTheEnd(pair.0, base: image.textBase) { return outside }
             let request = FrameRequest(image: nil, uuid: info.uuids.first, offset: offsets ? pair.0 : pair.0 &- image.textBase, isReturnAddress: false)
             return frame(for: lookup, request: request, address: pair.1, path: image.path)
         }

@@ -188,3 +188,23 @@ import Testing
         #expect(run.stdout.count < 2_000)
     }
 }
+
+/// A row file's row with U+0000 in an image name is refused by the reader (PostgreSQL would refuse
+/// it and roll its whole batch back); the other rows pass.
+@Suite struct RowFileFrameTests {
+    @Test func aNulInAnImageNameIsRefusedByTheReader() throws {
+        let sample = TopFixtures.repository.appendingPathComponent("samples/diagnostics-ios18-crashes-hang.json").path
+        let converted = CommandRun(["rows", "--format", "jsonl", sample])
+        let lines = converted.stdout.split(separator: "\n").map(String.init)
+        try #require(lines.count >= 2)
+        let poisoned = lines[0].replacingOccurrences(of: "\"image\":\"YuiApp\"", with: "\"image\":\"Yui\\u0000App\"")
+        try #require(poisoned != lines[0])
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("yui-nul-\(UUID().uuidString).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try (poisoned + "\n" + lines[1] + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let run = CommandRun(["rows", "--format", "jsonl", path])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("image 'Yui\\u{0}App' holds control characters"), "\(run.stderr)")
+        #expect(run.stdout.split(separator: "\n").map(String.init) == [lines[1]])
+    }
+}

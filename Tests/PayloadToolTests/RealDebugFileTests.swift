@@ -245,6 +245,24 @@ struct Agreement {
     }
 }
 
+/// `--offsets` past 2^64 from the text base is no address: "not found", without an address, in
+/// direct and index mode (it used to wrap around).
+@Suite struct OffsetPastTheEndTests {
+    @Test func anOffsetPastTheEndIsNotFound() throws {
+        let object = try SymbolicateFixtures.path("builds/130/YuiApp.app.dSYM")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("yui-offset-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for extra in [[], ["--index-folder", folder]] {
+            let run = CommandRun(["symbolicate", "--object", object, "--offsets", "--json", "0xffffffffffffffff", "0x4058"] + extra)
+            #expect(run.status == 0)
+            struct Answer: Decodable { var status: String; var lookup_address: String? }
+            let answers = try JSONDecoder().decode([Answer].self, from: Data(run.stdout.utf8))
+            #expect(answers.map(\.status) == ["notFound", "symbolicated"])
+            #expect(answers.map(\.lookup_address) == [nil, "0x100004058"])
+        }
+    }
+}
+
 /// A debug file `symbolicate` refuses is not called usable by `dsyms`, which says why.
 @Suite struct DsymsUsabilityTests {
     @Test func refusedFileIsNotUsableAndSaysWhy() throws {
