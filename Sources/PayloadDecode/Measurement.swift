@@ -105,6 +105,12 @@ enum MeasurementParser {
             return .failure(.notAMeasurement(text))
         }
         guard number.isFinite, abs(number) <= limit else { return .failure(.outOfRange(text)) }
+        // `1.0e-400` is not zero, but a Double makes it zero: say so rather than store 0.
+        if number == 0, digits.prefix(while: { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") })
+            .contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") })
+        {
+            return .failure(.outOfRange(text))
+        }
         // The unit: the rest, trimmed of spaces (also the no-break spaces some locales use).
         var unitBytes = Array(bytes[i...])
         func isSpace(_ bytes: ArraySlice<UInt8>) -> Int {

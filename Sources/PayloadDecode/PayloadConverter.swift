@@ -15,6 +15,9 @@ struct RowContext {
 /// Converts parsed payloads to rows (SPEC sections 3 to 5). One converter serves one input; its
 /// scratch buffers are reused from payload to payload.
 final class PayloadConverter {
+    /// The longest duration a diagnostic may report (a day), in seconds.
+    static let longestDiagnosticSeconds: Double = 86_400
+
     let options: ConversionOptions
     let file: String
     private let canonical = CanonicalForm()
@@ -237,16 +240,20 @@ final class PayloadConverter {
 
     /// The measurement string at `key` of `object`: `nil` when absent (no message), `nil` with a
     /// warning when present but unreadable (not a string, no number, unknown unit, out of range).
-    private func measurement(_ document: JSONDocument, _ object: Int?, _ key: StaticString, _ keyPath: String) -> MeasurementReading? {
+    /// - Parameter consequence: what happens to the row without this value, for the warning
+    ///   (a metric's row is left out; a diagnostic's row stays, its value null).
+    private func measurement(
+        _ document: JSONDocument, _ object: Int?, _ key: StaticString, _ keyPath: String, consequence: String = "row left out"
+    ) -> MeasurementReading? {
         guard let object, let value = document.member(object, key) else { return nil }
         guard document.kind(value) == .string else {
-            warn(keyPath, "not a \"<number> <unit>\" string; row left out")
+            warn(keyPath, "not a \"<number> <unit>\" string; \(consequence)")
             return nil
         }
         switch document.withStringBytes(value, { MeasurementParser.parse($0) }) {
         case .success(let reading): return reading
         case .failure(let failure):
-            warn(keyPath, failure.message + "; row left out")
+            warn(keyPath, failure.message + "; " + consequence)
             return nil
         }
     }
@@ -481,7 +488,7 @@ final class PayloadConverter {
         var value: Double?
         if let valueKey = kind.valueKey, let meta {
             let valuePath = "\(prefix)diagnosticMetaData.\(valueKey)"
-            if let reading = measurement(document, meta, valueKey, valuePath) {
+            if let reading = measurement(document, meta, valueKey, valuePath, consequence: "value left null") {
                 switch kind.unit {
                 case .seconds: value = reading.seconds
                 case .megabytes: value = reading.megabytes
@@ -491,6 +498,10 @@ final class PayloadConverter {
                     warn(valuePath, "unit \(InputText.quoted(reading.unit)) does not fit \(kind.name); value left null")
                 } else if value! < 0 {
                     warn(valuePath, "negative; value left null")
+                    value = nil
+                } else if kind.unit == .seconds, value! > Self.longestDiagnosticSeconds {
+                    // MetricKit reports hangs and launches of seconds or minutes; a day is no reading.
+                    warn(valuePath, "\(reading.number) \(InputText.escaped(reading.unit)) is longer than a day; value left null")
                     value = nil
                 }
             } else if document.member(meta, valueKey) == nil {

@@ -33,7 +33,10 @@ public enum WorstStacksReport {
 
     /// Seconds with one decimal, rounded half away from zero on the value in milliseconds, so
     /// 0.25 s reads 0.3 and a sum such as 3.5999999 reads 3.6.
+    /// A billion seconds and more (only a forged row file carries such a hang) read in scientific
+    /// form, `1.0e+15`, rather than a clamped `9223372036854776.0`.
     public static func seconds(_ value: Double) -> String {
+        if abs(value) >= 1e9 { return String(format: "%.1e", value) }  // NaN stays below: it counts as 0
         let tenths = (Double(WorstStacksTally.milliseconds(value)) / 100).rounded(.toNearestOrAwayFromZero)
         let whole = Int64(tenths) / 10
         let fraction = abs(Int64(tenths) % 10)

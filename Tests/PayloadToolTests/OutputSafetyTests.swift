@@ -208,3 +208,44 @@ import Testing
         #expect(run.stdout.split(separator: "\n").map(String.init) == [lines[1]])
     }
 }
+
+/// The smaller cases of issue 11: numbers a Double cannot hold, absurd durations, build numbers
+/// past `int`.
+@Suite struct AbsurdNumberTests {
+    /// The single-hang sample with its metadata changed.
+    func hangPayload(_ change: (inout [String: Any]) -> Void) throws -> String {
+        let sample = TopFixtures.repository.appendingPathComponent("samples/diagnostic-single-hang.json")
+        var payload = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: sample)) as? [String: Any])
+        var meta = try #require(payload["diagnosticMetaData"] as? [String: Any])
+        change(&meta)
+        payload["diagnosticMetaData"] = meta
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("yui-absurd-\(UUID().uuidString).json").path
+        try JSONSerialization.data(withJSONObject: payload).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func anUnderflowingDurationIsOutOfRangeNotZero() throws {
+        let path = try hangPayload { $0["hangDuration"] = "1.0e-400 sec" }
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let run = CommandRun(["rows", "--format", "jsonl", path])
+        #expect(run.stderr.contains("'1.0e-400 sec' is out of range; value left null"), "\(run.stderr)")
+        #expect(run.stdout.contains("\"value\":null"))
+    }
+
+    @Test func aHangOfMoreThanADayIsNoReading() throws {
+        let path = try hangPayload { $0["hangDuration"] = "1e15 sec" }
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let run = CommandRun(["rows", "--format", "jsonl", path])
+        #expect(run.stderr.contains("hangDuration: 1000000000000000.0 sec is longer than a day; value left null"), "\(run.stderr)")
+        #expect(!run.stdout.contains("1000000000000000"))
+    }
+
+    @Test func aBuildNumberPastIntSaysSo() throws {
+        let path = try hangPayload { $0["appBuildVersion"] = "2147483648" }
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let run = CommandRun(["rows", path])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("build number '2147483648' is larger than 2147483647, the most app_build holds"), "\(run.stderr)")
+    }
+
+}
