@@ -309,15 +309,19 @@ struct JSONDocument {
     func kind(_ index: Int) -> JSONKind { nodes[index].kind }
 
     /// The value of member `key` of the object at `index`, or `nil` (also when it is not an object).
+    /// The value of `key` in the object at `index`. A key given twice counts with its last value,
+    /// as Python's `json`, jq and JavaScript read it (RFC 8259 leaves it open): the whole object is
+    /// scanned, not stopped at the first match.
     func member(_ index: Int, _ key: StaticString) -> Int? {
         guard nodes[index].kind == .object else { return nil }
         let end = Int(nodes[index].next)
         var keyIndex = index + 1
+        var found: Int?
         while keyIndex < end {
-            if keyEquals(keyIndex, key) { return keyIndex + 1 }
+            if keyEquals(keyIndex, key) { found = keyIndex + 1 }
             keyIndex = Int(nodes[keyIndex + 1].next)
         }
-        return nil
+        return found
     }
 
     func hasMember(_ index: Int, _ key: StaticString) -> Bool { member(index, key) != nil }

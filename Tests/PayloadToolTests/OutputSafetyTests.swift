@@ -249,3 +249,22 @@ import Testing
     }
 
 }
+
+/// A key given twice counts with its last value, as Python's json and jq read it.
+@Suite struct DuplicateKeyTests {
+    @Test func theLastValueOfARepeatedKeyCounts() throws {
+        let sample = TopFixtures.repository.appendingPathComponent("samples/diagnostics-ios18-crashes-hang.json").path
+        let text = try String(contentsOfFile: sample, encoding: .utf8)
+        let repeated = text.replacingOccurrences(of: "\"hangDiagnostics\" :", with: "\"hangDiagnostics\": [], \"hangDiagnostics\" :")
+        try #require(repeated != text)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("yui-dup-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try repeated.write(toFile: path, atomically: true, encoding: .utf8)
+        let original = CommandRun(["rows", "--format", "jsonl", sample])
+        let run = CommandRun(["rows", "--format", "jsonl", path])
+        #expect(run.status == 0)
+        let hangs = { (output: String) in output.split(separator: "\n").filter { $0.contains("\"name\":\"hang\"") }.count }
+        #expect(hangs(run.stdout) == hangs(original.stdout))
+        #expect(hangs(run.stdout) > 0)
+    }
+}
