@@ -36,7 +36,7 @@ enum DebugFileCatalog {
             }
             if isDirectory.boolValue {
                 var found: [String] = []
-                var visited: Set<FileIdentity> = []
+                var visited: Set<VisitedFile> = []
                 walk(path, depth: 0, into: &found, visited: &visited, problems: &problems)
                 for file in found { inspect(file, quietIfForeign: true, &files, &problems) }
             } else {
@@ -47,7 +47,7 @@ enum DebugFileCatalog {
     }
 
     /// A file or folder as the system knows it, so one reached twice (through links) counts once.
-    private struct FileIdentity: Hashable {
+    private struct VisitedFile: Hashable {
         var device: UInt64
         var inode: UInt64
     }
@@ -60,14 +60,14 @@ enum DebugFileCatalog {
     /// own layout); each real folder and file is visited once, so a link back up ends there. A
     /// folder or link that cannot be read is a problem named with its path, never a silent skip.
     private static func walk(
-        _ folder: String, depth: Int, into found: inout [String], visited: inout Set<FileIdentity>, problems: inout [SymbolizeError]
+        _ folder: String, depth: Int, into found: inout [String], visited: inout Set<VisitedFile>, problems: inout [SymbolizeError]
     ) {
         var status = stat()
         guard stat(folder, &status) == 0 else {
             problems.append(SymbolizeError(path: folder, "cannot read: \(String(cString: strerror(errno)))"))
             return
         }
-        guard visited.insert(FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))).inserted else { return }
+        guard visited.insert(VisitedFile(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))).inserted else { return }
         guard depth < deepestFolder else {
             problems.append(SymbolizeError(path: folder, "more than \(deepestFolder) folders deep; not searched"))
             return
@@ -95,7 +95,7 @@ enum DebugFileCatalog {
             case S_IFDIR:
                 walk(path, depth: depth + 1, into: &found, visited: &visited, problems: &problems)
             case S_IFREG:
-                if visited.insert(FileIdentity(device: UInt64(entryStatus.st_dev), inode: UInt64(entryStatus.st_ino))).inserted {
+                if visited.insert(VisitedFile(device: UInt64(entryStatus.st_dev), inode: UInt64(entryStatus.st_ino))).inserted {
                     found.append(path)
                 }
             default:
@@ -266,15 +266,32 @@ public final class BuildSymbolizer {
                 }
                 var address = symbolIndex.textBase &+ request.offset
                 if request.isReturnAddress { address = Self.instructionSet(debugFiles[index].arch).callerAddress(address) }
-                return indexedFrame(symbolIndex, file: index, request: request, address: address)
+                let answer = indexedFrame(symbolIndex, file: index, request: request, address: address)
+                if symbolIndex.changedSinceLastCheck() {
+                    indexes[index] = nil
+                    openFailures[index] = Self.changedError(symbolIndex.path)
+                    return SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
+                }
+                return answer
             }
             guard let image = image(at: index) else {
                 return SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
             }
             var address = image.textBase &+ request.offset
             if request.isReturnAddress { address = image.instructionSet.callerAddress(address) }
-            return frame(for: image.lookup(address), request: request, address: address, path: image.path)
+            let answer = frame(for: image.lookup(address), request: request, address: address, path: image.path)
+            // A file that changed under us gives no more answers; the others still do.
+            if image.changedSinceLastCheck() {
+                images[index] = nil
+                openFailures[index] = Self.changedError(image.path)
+                return SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
+            }
+            return answer
         }
+    }
+
+    static func changedError(_ path: String) -> SymbolizeError {
+        SymbolizeError(path: path, "the file changed while it was read (truncated or replaced); its answers are not used")
     }
 
     /// Why `debugFiles[index]` cannot be used, or nil when `symbolicate` can use it: the file is
@@ -321,12 +338,18 @@ public final class BuildSymbolizer {
         }
         if indexFolder != nil {
             guard let symbolIndex = symbolIndex(at: index) else { throw openFailures[index]! }
-            return addresses.map { given in
+            let answers = addresses.map { given in
                 if let outside = beyondTheEnd(given, base: symbolIndex.textBase) { return outside }
                 let address = offsets ? symbolIndex.textBase &+ given : given
                 let request = FrameRequest(image: nil, uuid: info.uuids.first, offset: address &- symbolIndex.textBase, isReturnAddress: false)
                 return indexedFrame(symbolIndex, file: index, request: request, address: address)
             }
+            if symbolIndex.hasChanged {
+                indexes[index] = nil
+                openFailures[index] = Self.changedError(symbolIndex.path)
+                throw openFailures[index]!
+            }
+            return answers
         }
         guard let image = image(at: index, checkingUnits: false) else { throw openFailures[index]! }
         let lookupAddresses = offsets ? addresses.map { image.textBase &+ $0 } : addresses
@@ -334,10 +357,16 @@ public final class BuildSymbolizer {
         for (position, given) in addresses.enumerated() where beyondTheEnd(given, base: image.textBase) != nil {
             raw[position] = RawLookup(source: .none, frames: [])
         }
-        // The batch built the unit map (on both threads); a unit it could not read voids its answers.
+        // The batch built the unit map (on both threads); a unit it could not read voids its answers,
+        // and so does a file that changed while it was read.
         if let problem = image.dwarfProblem {
             images[index] = nil
             openFailures[index] = SymbolizeError(path: image.path, problem)
+            throw openFailures[index]!
+        }
+        if image.hasChanged {
+            images[index] = nil
+            openFailures[index] = Self.changedError(image.path)
             throw openFailures[index]!
         }
         return zip(zip(addresses, lookupAddresses), raw).map { pair, lookup in

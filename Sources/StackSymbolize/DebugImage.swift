@@ -4,6 +4,11 @@ import Foundation
 final class MappedFile {
     let path: String
     let bytes: UnsafeRawBufferPointer
+    /// The file as it was when mapped.
+    let identity: FileIdentity?
+    /// Its slot in `MappedRegions` (a SIGBUS past a new end is caught, not fatal).
+    private var region: Int?
+    var regionSlot: Int? { region }
 
     init(path: String) throws(SymbolizeError) {
         self.path = path
@@ -15,6 +20,7 @@ final class MappedFile {
             throw SymbolizeError(path: path, "cannot stat: \(String(cString: strerror(errno)))")
         }
         guard (status.st_mode & S_IFMT) == S_IFREG else { throw SymbolizeError(path: path, "not a regular file") }
+        identity = FileIdentity(descriptor: descriptor)
         let size = Int(status.st_size)
         if size == 0 {
             bytes = UnsafeRawBufferPointer(start: nil, count: 0)
@@ -25,11 +31,19 @@ final class MappedFile {
             throw SymbolizeError(path: path, "cannot map: \(String(cString: strerror(errno)))")
         }
         bytes = UnsafeRawBufferPointer(start: address, count: size)
+        region = MappedRegions.register(address, count: size)
+    }
+
+    /// True when the file was truncated under the mapping (a read faulted past its end) or is no
+    /// longer the file that was mapped (replaced, rewritten, resized).
+    var hasChanged: Bool {
+        MappedRegions.isDamaged(region) || FileIdentity(path: path) != identity
     }
 
     var view: ByteView { ByteView(bytes: bytes, path: path) }
 
     deinit {
+        MappedRegions.unregister(region)
         if let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
     }
 }
@@ -132,6 +146,22 @@ final class DebugImage {
     var dwarfProblem: String? {
         _ = unitMap
         return reader.dwarfProblem
+    }
+
+    /// True when the file changed after it was opened: truncated under its mapping (a read faulted
+    /// past the new end) or replaced (another identity). Its answers are then not to be trusted.
+    var hasChanged: Bool { machO?.file.hasChanged ?? reader.fileHasChanged }
+
+    /// The cheap half of `hasChanged` (no `stat`): a read faulted past the file's end.
+    var wasCutShort: Bool { machO.map { MappedRegions.isDamaged($0.file.regionSlot) } ?? reader.wasCutShort }
+
+    private var identityCheck = IdentityCheckPace()
+
+    /// For lookups one by one: the damage mark every time, the file's identity (a `stat`) at most
+    /// once a second.
+    func changedSinceLastCheck() -> Bool {
+        if identityCheck.isDue() { return hasChanged }
+        return wasCutShort
     }
 
     /// True when the slice or file has DWARF (else it answers from its symbol table only).

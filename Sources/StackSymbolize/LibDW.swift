@@ -110,6 +110,10 @@ final class DwarfReader {
         guard elf_kind(elf) == ELF_K_ELF else {
             throw SymbolizeError(path: path, "not an ELF file")
         }
+        // libelf mapped the file: a SIGBUS past a new end (the file truncated under us) is caught.
+        identity = FileIdentity(descriptor: descriptor)
+        var mappedSize = 0
+        if let mapped = elf_rawfile(elf, &mappedSize) { region = MappedRegions.register(mapped, count: mappedSize) }
         // Headers libelf cannot read leave it no sections or segments: no DWARF, no symbol table,
         // no text base, so the file would answer nothing (or wrongly) while looking fine.
         var header = GElf_Ehdr()
@@ -176,7 +180,21 @@ final class DwarfReader {
         }
     }
 
+    /// The file as it was when opened (nil for an image built in memory).
+    private var identity: FileIdentity?
+    private var region: Int?
+
+    /// A read of libelf's mapping faulted past the file's end.
+    var wasCutShort: Bool { MappedRegions.isDamaged(region) }
+
+    /// True when the ELF file was truncated under libelf's mapping or is no longer the file opened.
+    var fileHasChanged: Bool {
+        guard image == nil else { return false }
+        return MappedRegions.isDamaged(region) || FileIdentity(path: path) != identity
+    }
+
     deinit {
+        MappedRegions.unregister(region)
         if let dwarf { dwarf_end(dwarf) }
         if let elf { elf_end(elf) }
         if descriptor >= 0 { close(descriptor) }

@@ -246,6 +246,18 @@ enum SymbolIndexBuilder {
 /// Answers are cached per location, so a frame seen before costs a binary search.
 final class SymbolIndex {
     let path: String
+    /// True when the index file changed after it was opened (truncated under the mapping, or
+    /// replaced): what was read from it is not to be trusted.
+    var hasChanged: Bool { file.hasChanged }
+
+    private var identityCheck = IdentityCheckPace()
+
+    /// For lookups one by one: the damage mark every time, the file's identity (a `stat`) at most
+    /// once a second.
+    func changedSinceLastCheck() -> Bool {
+        if identityCheck.isDue() { return hasChanged }
+        return MappedRegions.isDamaged(file.regionSlot)
+    }
     let textBase: UInt64
     private let file: MappedFile
     private let entryCount: Int

@@ -1,0 +1,144 @@
+import Foundation
+
+/// Memory-mapped debug and index files that may shrink while they are read.
+///
+/// A mapped file that is truncated under us (a dSYM replaced with `cp`, an index cut short) makes
+/// the next read of a page past its new end raise SIGBUS, which ends the process. Every mapping of
+/// a file is registered here; a SIGBUS inside one of them maps a page of zeros over the faulting
+/// page (so the read goes on, reading zeros) and marks the mapping damaged. Whoever reads the file
+/// checks `isDamaged` (and the file's identity, `FileIdentity`) after its reads and reports the
+/// file as changed instead of trusting what it read. A SIGBUS anywhere else keeps its default
+/// action.
+///
+/// The signal handler touches only memory allocated once here (no locks, no allocation).
+enum MappedRegions {
+    static let capacity = 1_024
+    /// Per slot: start and end address of a registered mapping (0 when free), and the damage mark.
+    nonisolated(unsafe) private static let starts: UnsafeMutablePointer<UInt> = {
+        let pointer = UnsafeMutablePointer<UInt>.allocate(capacity: capacity)
+        pointer.initialize(repeating: 0, count: capacity)
+        return pointer
+    }()
+    nonisolated(unsafe) private static let ends: UnsafeMutablePointer<UInt> = {
+        let pointer = UnsafeMutablePointer<UInt>.allocate(capacity: capacity)
+        pointer.initialize(repeating: 0, count: capacity)
+        return pointer
+    }()
+    nonisolated(unsafe) private static let damage: UnsafeMutablePointer<UInt8> = {
+        let pointer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        pointer.initialize(repeating: 0, count: capacity)
+        return pointer
+    }()
+    nonisolated(unsafe) private static var pageSize: UInt = 4_096
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var handlerInstalled = false
+
+    /// Registers a mapping; returns its slot, or nil when every slot is taken (the mapping is then
+    /// read unguarded, as before).
+    static func register(_ base: UnsafeRawPointer, count: Int) -> Int? {
+        guard count > 0 else { return nil }
+        lock.lock()
+        defer { lock.unlock() }
+        installHandler()
+        for slot in 0..<capacity where starts[slot] == 0 {
+            damage[slot] = 0
+            ends[slot] = UInt(bitPattern: base) + UInt(count)
+            starts[slot] = UInt(bitPattern: base)
+            return slot
+        }
+        return nil
+    }
+
+    static func unregister(_ slot: Int?) {
+        guard let slot else { return }
+        lock.lock()
+        starts[slot] = 0
+        ends[slot] = 0
+        lock.unlock()
+    }
+
+    /// True once a read of the mapping in `slot` faulted past the file's end.
+    static func isDamaged(_ slot: Int?) -> Bool {
+        guard let slot else { return false }
+        return damage[slot] != 0
+    }
+
+    /// Called with the lock held.
+    private static func installHandler() {
+        guard !handlerInstalled else { return }
+        handlerInstalled = true
+        let size = sysconf(Int32(_SC_PAGESIZE))
+        if size > 0 { pageSize = UInt(size) }
+        // Touch the tables so their one-time initialisation never runs inside the handler.
+        _ = (starts, ends, damage)
+        var action = sigaction()
+        action.__sigaction_handler.sa_sigaction = { _, info, _ in
+            MappedRegions.busError(at: UInt(bitPattern: info?.pointee._sifields._sigfault.si_addr))
+        }
+        action.sa_flags = SA_SIGINFO | Int32(SA_NODEFER)
+        sigemptyset(&action.sa_mask)
+        sigaction(SIGBUS, &action, nil)
+    }
+
+    /// The SIGBUS handler's work: a fault inside a registered mapping gets a page of zeros and a
+    /// damage mark; any other fault restores the default action, so returning re-raises it.
+    private static func busError(at address: UInt) {
+        for slot in 0..<capacity {
+            let start = starts[slot]
+            if start != 0, address >= start, address < ends[slot] {
+                damage[slot] = 1
+                let page = address & ~(pageSize - 1)
+                let replaced = mmap(
+                    UnsafeMutableRawPointer(bitPattern: page), Int(pageSize), PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0)
+                if replaced != MAP_FAILED { return }
+            }
+        }
+        signal(SIGBUS, SIG_DFL)
+    }
+}
+
+/// What identifies a file's contents on disk cheaply: device, inode, size and modification time.
+/// A debug file or index replaced or truncated after it was opened has another one.
+struct FileIdentity: Equatable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modified: Int64
+    var modifiedNanoseconds: Int64
+
+    init?(path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        self.init(status)
+    }
+
+    init?(descriptor: Int32) {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        self.init(status)
+    }
+
+    private init(_ status: stat) {
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+        size = Int64(status.st_size)
+        modified = Int64(status.st_mtim.tv_sec)
+        modifiedNanoseconds = Int64(status.st_mtim.tv_nsec)
+    }
+}
+
+/// When to look at a file's identity again during lookups one by one: a `stat` per frame would cost
+/// more than the lookup, so once a second (the clock is read every 64 lookups).
+struct IdentityCheckPace {
+    private var lookups = 0
+    private var last = ContinuousClock.now
+
+    mutating func isDue() -> Bool {
+        lookups += 1
+        guard lookups & 63 == 0 || lookups == 1 else { return false }
+        let now = ContinuousClock.now
+        guard now - last >= .seconds(1) || lookups == 1 else { return false }
+        last = now
+        return true
+    }
+}
