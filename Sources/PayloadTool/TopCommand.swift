@@ -26,8 +26,9 @@ enum TopCommand {
           --count N               How many signatures per build (default: 3).
           --dsyms ROOT            Folder of per-build debug-file folders (default: $YUI_DSYMS,
                                   then ~/.yui-dsyms).
-          --app-image NAME        Count frames of image NAME as app frames even without a debug
-                                  file (repeatable).
+          --app-image NAME        Count frames of image NAME as app frames even where its name is
+                                  one of Apple's system images (repeatable). Every other image
+                                  is the app's, with or without a debug file.
           --crash-weight SECONDS  What one crash weighs (default: 1).
           --user UUID             The user of payload dumps, so their row keys match 'rows --user';
                                   with --db, only that user's rows.

@@ -15,7 +15,8 @@ public struct ExpandedFrame: Sendable, Hashable, Codable {
     public var line: Int?
     /// True for a function inlined into the next frame of the same address.
     public var isInlined: Bool
-    /// True when the image has a debug file in the build's folder or is named by `--app-image`.
+    /// True when the image is not one of Apple's (`SystemImages`) or is named by `--app-image`;
+    /// for a frame without an image name, when the build has a debug file for its UUID.
     public var isApp: Bool
 
     public init(
@@ -90,8 +91,11 @@ public struct StackExpander {
         var appByUUID: [String: Bool] = [:]
         for (index, request) in requests.enumerated() {
             let answer = index < answers.count ? answers[index] : nil
-            var isApp = request.image.map(appImages.contains) ?? false
-            if !isApp, let uuid = request.uuid {
+            // A named image is the app's unless it is one of Apple's (`SystemImages`), debug file or
+            // not; `--app-image` names the app's own images whatever they are called. A frame
+            // without an image name is the app's when the build has a debug file for its UUID.
+            var isApp = request.image.map { appImages.contains($0) || !SystemImages.contains($0) } ?? false
+            if !isApp, request.image == nil, let uuid = request.uuid {
                 if let known = appByUUID[uuid] {
                     isApp = known
                 } else {

@@ -48,6 +48,8 @@ enum TopFixtures {
                 """)
     }
 
+    /// YuiKit has no debug file in build 131, yet it is the app's code (not one of Apple's
+    /// images): its frames lead line 4 as `YuiKit+0x...`. Line 5 is all system frames.
     @Test func theRestOfBuild131SystemFallbackAndFramesWithoutDebugFile() throws {
         let result = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms, "--build", "131", "--count", "9"] + (try TopFixtures.all()))
         #expect(result.status == 0, "stderr: \(result.stderr)")
@@ -57,7 +59,7 @@ enum TopFixtures {
                   1. hang 3.6 s x3 (max 1.5 s)   \(TopFixtures.parseSignature)
                   2. crash 2.0 s x2   crash <- YuiLines.fail <- main
                   3. hang 2.0 s x1 (max 2.0 s)   plus <- mix <- YuiLines.scanWord <- YuiLines.parse <- ChatStore.apply
-                  4. hang 1.5 s x2 (max 0.8 s)   ChatStore.reload <- ThreadView.refresh <- main
+                  4. hang 1.5 s x2 (max 0.8 s)   YuiKit+0x4144 <- YuiKit+0x40fc <- YuiKit+0x40ac <- ChatStore.reload <- ThreadView.refresh
                   5. hang 0.5 s x1 (max 0.5 s)   (system) libsystem_kernel.dylib+0x1a2c <- libsystem_kernel.dylib+0x5e0c <- libdispatch.dylib+0x3a40 <- UIKitCore+0x9f00 <- UIKitCore+0xa1c8
 
                 """)
@@ -86,7 +88,7 @@ enum TopFixtures {
                 build 131
                   1. hang 3.6 s x3 (max 1.5 s)   \(TopFixtures.parseSignature)
                   2. hang 2.0 s x1 (max 2.0 s)   plus <- mix <- YuiLines.scanWord <- YuiLines.parse <- ChatStore.apply
-                  3. hang 1.5 s x2 (max 0.8 s)   ChatStore.reload <- ThreadView.refresh <- main
+                  3. hang 1.5 s x2 (max 0.8 s)   YuiKit+0x4144 <- YuiKit+0x40fc <- YuiKit+0x40ac <- ChatStore.reload <- ThreadView.refresh
                   4. crash 1.0 s x2   crash <- YuiLines.fail <- main
 
                 """)
@@ -181,5 +183,23 @@ enum TopFixtures {
         #expect(twice.status == 0)
         #expect(twice.stdout == once.stdout)
         #expect(twice.stderr.contains("note: 13 hang or crash rows read more than once"))
+    }
+}
+
+/// The README's main job: build 104 has no debug files, yet its stacks are the app's own frames.
+@Suite struct TopOnTheSamples {
+    @Test func aBuildWithoutDebugFilesRanksItsAppFramesNotTheSystem() throws {
+        let samplesFolder = TopFixtures.repository.appendingPathComponent("samples")
+        let samples = try FileManager.default.contentsOfDirectory(atPath: samplesFolder.path)
+            .filter { $0.hasSuffix(".json") || $0.hasSuffix(".jsonl") }.sorted().map { samplesFolder.appendingPathComponent($0).path }
+        let result = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms, "--build", "104"] + samples)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stdout == """
+                build 104
+                  1. hang 20.0 s x1 (max 20.0 s)   YuiApp+0x40b0 <- YuiApp+0x4110 <- YuiApp+0x41d0 <- YuiApp+0x4038
+                  2. crash 1.0 s x1   YuiApp+0x4110 <- YuiApp+0x41d0 <- YuiApp+0x4038
+
+                """)
     }
 }

@@ -61,15 +61,17 @@ private let symbolizer = CannedSymbolizer(
         )
     }
 
-    @Test func anAppImageWithoutDebugFileCountsWhenNamedAndShowsItsOffset() {
+    /// An image that is not one of Apple's is the app's code, debug file or not; `--app-image`
+    /// makes an image named like a system one the app's too.
+    @Test func anAppImageWithoutDebugFileCountsAndShowsItsOffset() {
         let framework = StackFrame(image: "YuiKit", uuid: "ABCDEFAB-0000-0000-0000-000000000001", offset: 0x4f0)
         let plain = expander.expand([kernelFrame(0x1a2c), framework, appFrame(0x200)])
-        #expect(StackSignature(of: plain).text == "ThreadView.body")
-        let named = StackExpander(symbolizer: symbolizer, appImages: ["YuiKit"]).expand([
-            kernelFrame(0x1a2c), framework, appFrame(0x200),
-        ])
-        #expect(StackSignature(of: named).text == "YuiKit+0x4f0 <- ThreadView.body")
-        #expect(named.missingDebugFiles.map(\.image) == ["YuiKit", "libsystem_kernel.dylib"])
+        #expect(StackSignature(of: plain).text == "YuiKit+0x4f0 <- ThreadView.body")
+        #expect(plain.missingDebugFiles.map(\.image) == ["YuiKit", "libsystem_kernel.dylib"])
+        let shipped = StackFrame(image: "libYuiShared.dylib", uuid: "ABCDEFAB-0000-0000-0000-000000000002", offset: 0x10)
+        #expect(StackSignature(of: expander.expand([shipped, appFrame(0x200)])).text == "ThreadView.body")
+        let named = StackExpander(symbolizer: symbolizer, appImages: ["libYuiShared.dylib"]).expand([shipped, appFrame(0x200)])
+        #expect(StackSignature(of: named).text == "libYuiShared.dylib+0x10 <- ThreadView.body")
     }
 
     @Test func anAppFrameTheDebugFileDoesNotKnowShowsItsOffset() {
