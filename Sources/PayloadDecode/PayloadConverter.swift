@@ -143,6 +143,51 @@ final class PayloadConverter {
         return (start, finish)
     }
 
+    /// The period of a single diagnostic (docs/rows.md, "Single diagnostics"):
+    /// `MXDiagnostic.jsonRepresentation()` carries no time of its own. In order: timeStampBegin/End
+    /// beside `version` (exporters that keep one); `--period-start`/`--period-end`; the
+    /// diagnostic's own `signpostData` times (earliest begin, latest end); the file's modification
+    /// time. The last two come with a warning that says which was used.
+    private func singleDiagnosticPeriod(_ document: JSONDocument, _ diagnostic: Int, meta: Int?) -> (String, String)? {
+        if document.hasMember(diagnostic, "timeStampBegin") || document.hasMember(diagnostic, "timeStampEnd") {
+            return period(document, diagnostic, keyPrefix: "")
+        }
+        func iso(_ begin: Int64, _ end: Int64, _ keyPath: String) -> (String, String)? {
+            guard let start = Timestamp.iso8601(begin), let finish = Timestamp.iso8601(end) else {
+                error(keyPath, "outside the years 0 to 9999")
+                return nil
+            }
+            return (start, finish)
+        }
+        if let start = options.periodStart {
+            return iso(start, options.periodEnd ?? start, "timeStampBegin")
+        }
+        if let meta, let signposts = document.member(meta, "signpostData"), document.kind(signposts) == .array {
+            var earliest: Int64?
+            var latest: Int64?
+            for signpost in document.elements(signposts) {
+                for key in ["beginTimeStamp", "endTimeStamp"] as [StaticString] {
+                    guard let value = document.member(signpost, key), document.kind(value) == .string,
+                        let seconds = document.withStringBytes(value, { Timestamp.parse($0, zone: options.timeZone) })
+                    else { continue }
+                    earliest = min(earliest ?? seconds, seconds)
+                    latest = max(latest ?? seconds, seconds)
+                }
+            }
+            if let earliest, let latest, let found = iso(earliest, latest, "diagnosticMetaData.signpostData") {
+                warn("timeStampBegin", "missing; the period is the diagnostic's signpostData, \(found.0) to \(found.1) (--period-start sets it)")
+                return found
+            }
+        }
+        var status = stat()
+        if file != "<stdin>", stat(file, &status) == 0, let found = iso(Int64(status.st_mtim.tv_sec), Int64(status.st_mtim.tv_sec), "timeStampBegin") {
+            warn("timeStampBegin", "missing; the period is the file's modification time, \(found.0) (--period-start sets it)")
+            return found
+        }
+        error("timeStampBegin", "missing, and no signpostData or file time to stand for it; give the period with --period-start")
+        return nil
+    }
+
     /// Reads the context columns from a metadata object; `appVersion` may live beside it.
     private func context(
         _ document: JSONDocument, meta: Int?, metaKey: String, appVersion: Int?, appVersionKey: String, period: (String, String)
@@ -444,10 +489,8 @@ final class PayloadConverter {
     }
 
     private func convertSingleDiagnostic(_ document: JSONDocument, _ diagnostic: Int, into rows: inout [Row]) {
-        // MXDiagnostic.jsonRepresentation() carries no time of its own; exporters that keep one put
-        // timeStampBegin/End beside `version`, and without them the period is unknown.
-        guard let period = period(document, diagnostic, keyPrefix: "") else { return }
         let meta = document.member(diagnostic, "diagnosticMetaData")
+        guard let period = singleDiagnosticPeriod(document, diagnostic, meta: meta) else { return }
         let kind: DiagnosticKind
         func has(_ key: StaticString) -> Bool { meta.map { document.hasMember($0, key) } ?? false }
         if has("hangDuration") || document.hasMember(diagnostic, "hangType") {

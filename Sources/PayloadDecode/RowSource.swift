@@ -8,6 +8,10 @@ public struct ConversionOptions: Sendable {
     public var timeZone: TimeZone
     /// `--promotion`: overrides the ProMotion table when set.
     public var promotionOverride: Bool?
+    /// `--period-start` / `--period-end` (seconds since 1970, UTC): the period of a single diagnostic
+    /// that carries no `timeStampBegin` (`MXDiagnostic.jsonRepresentation()` has none).
+    public var periodStart: Int64?
+    public var periodEnd: Int64?
 
     /// Largest JSON document read whole (a JSON Lines file may be longer; its lines may not).
     public var maxFileBytes: Int = 64 << 20

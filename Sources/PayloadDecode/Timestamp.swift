@@ -2,7 +2,7 @@ import Foundation
 
 /// Payload timestamps, parsed and printed by hand: a DateFormatter per value costs more than the
 /// rest of a row. Seconds since 1970 in UTC throughout.
-enum Timestamp {
+public enum Timestamp {
     /// Reads `2020-10-10 04:00:00 +0000` (iOS 13/14), `2022-11-14 00:00:00` (later, device-local
     /// time, read in `zone`), and the ISO forms `2022-11-14T00:00:00Z` / `…+01:00`.
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>, zone: TimeZone) -> Int64? {
@@ -48,6 +48,13 @@ enum Timestamp {
         }
         guard end == bytes.count, zoneHours <= 18, zoneMinutes < 60 else { return nil }
         return local - sign * Int64(zoneHours * 3600 + zoneMinutes * 60)
+    }
+
+    /// A timestamp given on the command line (`--period-start`): the payload forms above, read in
+    /// `zone` when they carry none. Seconds since 1970 in UTC.
+    public static func seconds(_ text: String, zone: TimeZone) -> Int64? {
+        var text = text
+        return text.withUTF8 { parse($0, zone: zone) }
     }
 
     /// Seconds east of UTC of `zone` at a local wall-clock time; two steps settle DST edges.

@@ -5,7 +5,9 @@ import PayloadDecode
 /// by every command that converts dumps, so `rows`, `load` and `top` accept the same values and derive
 /// the same row keys from them.
 enum ConversionArguments {
-    static let options: [OptionSpec] = [.value("--user"), .value("--timezone"), .value("--promotion")]
+    static let options: [OptionSpec] = [
+        .value("--user"), .value("--timezone"), .value("--promotion"), .value("--period-start"), .value("--period-end"),
+    ]
 
     static func conversionOptions(from parsed: CommandArguments) throws(UsageError) -> ConversionOptions {
         var conversion = ConversionOptions()
@@ -28,6 +30,22 @@ enum ConversionArguments {
             case "off": conversion.promotionOverride = false
             default: throw UsageError(message: "Invalid value '\(promotion)' for '--promotion' (on or off).")
             }
+        }
+        // The period of single diagnostics without timestamps, read in the --timezone zone.
+        func time(_ option: String) throws(UsageError) -> Int64? {
+            guard let text = parsed.value(option) else { return nil }
+            guard let seconds = Timestamp.seconds(text, zone: conversion.timeZone) else {
+                throw UsageError(message: "Invalid value '\(text)' for '\(option)': a time such as 2026-11-30 09:41:00 (zone optional).")
+            }
+            return seconds
+        }
+        conversion.periodStart = try time("--period-start")
+        conversion.periodEnd = try time("--period-end")
+        if conversion.periodEnd != nil, conversion.periodStart == nil {
+            throw UsageError(message: "Option '--period-end' needs '--period-start'.")
+        }
+        if let start = conversion.periodStart, let end = conversion.periodEnd, end < start {
+            throw UsageError(message: "Option '--period-end' is before '--period-start'.")
         }
         return conversion
     }

@@ -32,6 +32,8 @@ enum LoadCommand {
                                   A row without user_id is not stored.
           --timezone <zone>       Zone of zone-less payload timestamps, IANA name or +HH:MM (default: UTC).
           --promotion <on|off>    Override the ProMotion table for rows converted from payload dumps.
+          --period-start <time>   The period of single diagnostics without timestamps (see 'rows').
+          --period-end <time>
           --batch-size <n>        Rows per transaction (default: 500).
           --timeout <seconds>     Longest wait for connecting, for one statement, for a lock held by
                                   another session, or for a silent server (default: 60); past it the

@@ -3,7 +3,7 @@ import PayloadDecode
 
 /// `payload-tool rows`: payload dumps (or row files) in, `yui_perf` rows out.
 enum RowsCommand {
-    static let usage = "Usage: payload-tool rows [--format json|jsonl|csv|sql] [--user UUID] [--timezone ZONE] [--promotion on|off] [--output FILE] <FILE|->..."
+    static let usage = "Usage: payload-tool rows [--format json|jsonl|csv|sql] [--user UUID] [--timezone ZONE] [--promotion on|off] [--period-start TIME [--period-end TIME]] [--output FILE] <FILE|->..."
 
     static let help = """
         OVERVIEW: Convert MetricKit payload dumps to yui_perf rows.
@@ -24,6 +24,9 @@ enum RowsCommand {
           --timezone <zone>       Zone of timestamps written without one: an IANA name
                                   (Europe/Berlin) or +HH:MM / -HH:MM. Default UTC.
           --promotion <on|off>    Override the ProMotion table for every row.
+          --period-start <time>   The period of single diagnostics that carry no timestamps
+          --period-end <time>     (2026-11-29 08:00:00; the end defaults to the start). Without
+                                  them: the diagnostic's signpostData, else the file's time.
           --output <file>         Write here (atomically: complete or not at all) instead of stdout.
           --jobs <n>              Files converted at once (default: the idle cores, at most 4, 1 on
                                   a busy machine). Output order and bytes do not depend on it.
