@@ -5,7 +5,7 @@ import StackSymbolize
 /// `payload-tool dsyms BUILD [FILE...]`: the debug files and UUIDs found for a build and, given
 /// inputs, which of their frames' UUIDs have none.
 enum DsymsCommand {
-    static let usage = "Usage: payload-tool dsyms [--dsyms ROOT] [--json] BUILD [FILE...]"
+    static let usage = "Usage: payload-tool dsyms [--dsyms ROOT] [--symbols DIR]... [--json] BUILD [FILE...]"
 
     static let help = """
         OVERVIEW: List the debug files and UUIDs of a build, and the UUIDs of inputs that have none.
@@ -19,6 +19,9 @@ enum DsymsCommand {
 
         OPTIONS:
           --dsyms ROOT            Debug-file root (default: $YUI_DSYMS, else ~/.yui-dsyms).
+          --symbols DIR           System images' symbol files, searched by UUID for images without a
+                                  debug file (repeatable; default: $YUI_SYSTEM_SYMBOLS, else
+                                  <ROOT>/system when it exists).
           --json                  Machine output (stable, sorted keys, snake_case).
           -h, --help              Show help information.
 
@@ -47,6 +50,9 @@ enum DsymsCommand {
         var frames_covered: Int
         var missing: [JSONMissing]
         var problems: [String]
+        /// System images of the inputs' frames whose symbol files the symbol folders hold.
+        var system_images_found: [JSONMissing]
+        var system_symbol_files: Int
     }
 
     static func run(
@@ -55,7 +61,7 @@ enum DsymsCommand {
     ) -> Int32 {
         let parsed: CommandArguments
         do {
-            parsed = try CommandArguments(arguments, options: [.value("--dsyms"), .flag("--json")])
+            parsed = try CommandArguments(arguments, options: [.value("--dsyms"), .flag("--json"), .value("--symbols", repeatable: true)])
             if parsed.wantsHelp {
                 stdout.write(help)
                 return PayloadTool.exitSuccess
@@ -71,7 +77,9 @@ enum DsymsCommand {
         let symbolizer: BuildSymbolizer
         do {
             folder = try BuildSymbolizer.buildFolder(root: parsed.value("--dsyms"), build: build)
-            symbolizer = try BuildSymbolizer(buildFolder: folder)
+            symbolizer = try BuildSymbolizer(
+                buildFolder: folder, indexFolder: nil,
+                systemSymbols: BuildSymbolizer.systemSymbolFolders(given: parsed.all("--symbols"), root: parsed.value("--dsyms")))
         } catch {
             stderr.write("error: \(error)\n")
             return PayloadTool.exitFailure
@@ -84,7 +92,8 @@ enum DsymsCommand {
         }
         // Every file is opened as `symbolicate` would open it: one it would refuse is not usable.
         var unusable: [String: SymbolizeError] = [:]
-        for (index, file) in symbolizer.debugFiles.enumerated() {
+        // (System symbol folders can hold thousands of files: those are opened when a frame needs them.)
+        for (index, file) in symbolizer.debugFiles.enumerated() where !symbolizer.systemSymbolFiles.contains(index) {
             guard let problem = symbolizer.problem(withFileAt: index) else { continue }
             stderr.write("error: \(problem)\n")
             failed = true
@@ -95,6 +104,9 @@ enum DsymsCommand {
         var missingOrder: [String] = []
         var checked = 0
         var covered = 0
+        // System images named from the symbol folders: UUID → (frames, image names).
+        var systemFound: [String: (frames: Int, images: Set<String>)] = [:]
+        let systemUUIDs = Set(symbolizer.systemSymbolFiles.flatMap { symbolizer.debugFiles[$0].uuids })
         for input in parsed.positionals.dropFirst() {
             var diagnostics: [InputDiagnostic] = []
             let ok = RowSource.readRows(
@@ -103,6 +115,11 @@ enum DsymsCommand {
                     for frame in row.stack ?? [] {
                         checked += 1
                         let uuid = frame.uuid ?? "(none)"
+                        if let known = frame.uuid, systemUUIDs.contains(known) {
+                            systemFound[known, default: (0, [])].frames += 1
+                            if let image = frame.image { systemFound[known]!.images.insert(image) }
+                            continue
+                        }
                         if let known = frame.uuid, symbolizer.hasDebugFile(uuid: known),
                             unusable[UUIDText.normalized(known) ?? known] == nil
                         {
@@ -121,21 +138,35 @@ enum DsymsCommand {
         if parsed.flag("--json") {
             let report = JSONReport(
                 build: build, build_folder: folder,
-                debug_files: symbolizer.debugFiles.map {
-                    JSONFile(arch: $0.arch, kind: $0.kind.rawValue, path: $0.path, problem: unusable[$0.uuids[0]]?.message, uuids: $0.uuids)
+                debug_files: symbolizer.debugFiles.enumerated().filter { !symbolizer.systemSymbolFiles.contains($0.offset) }.map {
+                    JSONFile(arch: $1.arch, kind: $1.kind.rawValue, path: $1.path, problem: unusable[$1.uuids[0]]?.message, uuids: $1.uuids)
                 },
                 frames_checked: checked, frames_covered: covered,
                 missing: missingOrder.map { JSONMissing(frames: missing[$0]!.frames, images: missing[$0]!.images.sorted(), uuid: $0) },
-                problems: symbolizer.problems.map(\.description))
+                problems: symbolizer.problems.map(\.description),
+                system_images_found: systemFound.keys.sorted().map {
+                    JSONMissing(frames: systemFound[$0]!.frames, images: systemFound[$0]!.images.sorted(), uuid: $0)
+                },
+                system_symbol_files: symbolizer.systemSymbolFiles.count)
             stdout.write(SymbolicateOutput.encode(report))
         } else {
             stdout.write("Debug files for build \(build) (\(folder)):\n")
-            for file in symbolizer.debugFiles {
+            for (index, file) in symbolizer.debugFiles.enumerated() where !symbolizer.systemSymbolFiles.contains(index) {
                 var line = "  \(file.uuids.joined(separator: " ")) \(file.arch) \(file.kind.rawValue) \(file.path)"
                 if let problem = unusable[file.uuids[0]] { line += " [not usable: \(problem.message)]" }
                 stdout.write(line + "\n")
             }
+            if !symbolizer.systemSymbolFiles.isEmpty {
+                stdout.write("System symbol files: \(symbolizer.systemSymbolFiles.count)\n")
+            }
             if hasInputs {
+                if !systemFound.isEmpty {
+                    stdout.write("System images named from the symbol files:\n")
+                    for uuid in systemFound.keys.sorted() {
+                        let entry = systemFound[uuid]!
+                        stdout.write("  \(uuid) \(entry.images.sorted().joined(separator: ",")) (\(entry.frames) frames)\n")
+                    }
+                }
                 stdout.write("Frames checked: \(checked), with a usable debug file: \(covered)\n")
                 if missing.isEmpty {
                     stdout.write("Every UUID has a usable debug file.\n")

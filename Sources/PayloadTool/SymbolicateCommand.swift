@@ -6,7 +6,7 @@ import StackSymbolize
 /// file (atos / llvm-symbolizer style).
 enum SymbolicateCommand {
     static let usage = """
-        Usage: payload-tool symbolicate [--dsyms ROOT] [--build B] [--index] [--json | --folded] [FILE...]
+        Usage: payload-tool symbolicate [--dsyms ROOT] [--build B] [--symbols DIR]... [--index] [--json | --folded] [FILE...]
                payload-tool symbolicate --object PATH [--uuid U] [--offsets] [--index] [--json | --folded] [ADDRESS...]
         """
 
@@ -28,6 +28,10 @@ enum SymbolicateCommand {
         OPTIONS:
           --dsyms ROOT            Debug-file root (default: $YUI_DSYMS, else ~/.yui-dsyms).
           --build B               Use build folder B for every row (default: each row's app_build).
+          --symbols DIR           System images' symbol files (Xcode's iOS DeviceSupport/<version>/
+                                  Symbols), searched by UUID for images without a debug file in the
+                                  build's folder (repeatable; default: $YUI_SYSTEM_SYMBOLS, folders
+                                  separated by ':', else <ROOT>/system when it exists).
           --object PATH           A debug file, .dSYM bundle or folder to look addresses up in.
           --uuid U                With --object: the slice of a fat file to use.
           --offsets               With --object: the values are offsets from the text base.
@@ -42,7 +46,7 @@ enum SymbolicateCommand {
 
     static let options: [OptionSpec] = [
         .value("--dsyms"), .value("--build"), .value("--object"), .value("--uuid"), .flag("--offsets"),
-        .flag("--json"), .flag("--folded"), .flag("--index"), .value("--index-folder"),
+        .flag("--json"), .flag("--folded"), .flag("--index"), .value("--index-folder"), .value("--symbols", repeatable: true),
     ]
 
     enum Format { case text, json, folded }
@@ -66,7 +70,7 @@ enum SymbolicateCommand {
                     throw UsageError(message: "Option '\(name)' needs '--object'.")
                 }
             } else {
-                for name in ["--dsyms", "--build"] where parsed.value(name) != nil {
+                for name in ["--dsyms", "--build", "--symbols"] where parsed.value(name) != nil {
                     throw UsageError(message: "Option '\(name)' cannot be combined with '--object'.")
                 }
             }
@@ -90,6 +94,7 @@ enum SymbolicateCommand {
         }
         return SymbolicateStacks.run(
             inputs: parsed.positionals, root: parsed.value("--dsyms"), build: parsed.value("--build"), indexFolder: indexFolder,
+            systemSymbols: BuildSymbolizer.systemSymbolFolders(given: parsed.all("--symbols"), root: parsed.value("--dsyms")),
             stdin: stdin,
             format: format, stdout: &stdout, stderr: &stderr)
     }

@@ -32,7 +32,8 @@ enum SymbolicateStacks {
     }
 
     static func run(
-        inputs: [String], root: String?, build: String?, indexFolder: String?, stdin: FileHandle, format: SymbolicateCommand.Format,
+        inputs: [String], root: String?, build: String?, indexFolder: String?, systemSymbols: [String] = [], stdin: FileHandle,
+        format: SymbolicateCommand.Format,
         stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
     ) -> Int32 {
         var failed = false
@@ -55,7 +56,7 @@ enum SymbolicateStacks {
             if let known = symbolizers[folder] { return (known, folder) }
             var made: BuildSymbolizer?
             do {
-                made = try BuildSymbolizer(buildFolder: folder, indexFolder: indexFolder)
+                made = try BuildSymbolizer(buildFolder: folder, indexFolder: indexFolder, systemSymbols: systemSymbols)
                 made?.progress = SymbolicateOutput.progressLine()
                 // A broken debug file is an error (exit 1); the build's other files still symbolicate.
                 for problem in made!.problems {

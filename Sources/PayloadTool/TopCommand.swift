@@ -5,7 +5,7 @@ import StackSymbolize
 
 /// `payload-tool top`: the heaviest hang and crash signatures per build (SPEC section 7).
 enum TopCommand {
-    static let usage = "Usage: payload-tool top [--build B] [--count N] [--dsyms ROOT] [--app-image NAME]... [--json | --folded] (FILE... | --db URL)"
+    static let usage = "Usage: payload-tool top [--build B] [--count N] [--dsyms ROOT] [--app-image NAME]... [--symbols DIR]... [--json | --folded] (FILE... | --db URL)"
 
     static let help = """
         OVERVIEW: List the heaviest hang and crash signatures per build.
@@ -29,6 +29,9 @@ enum TopCommand {
           --app-image NAME        Count frames of image NAME as app frames even where its name is
                                   one of Apple's system images (repeatable). Every other image
                                   is the app's, with or without a debug file.
+          --symbols DIR           System images' symbol files, searched by UUID for images without a
+                                  debug file (repeatable; default: $YUI_SYSTEM_SYMBOLS, else
+                                  <ROOT>/system when it exists).
           --crash-weight SECONDS  What one crash weighs (default: 1).
           --user UUID             The user of payload dumps, so their row keys match 'rows --user';
                                   with --db, only that user's rows.
@@ -42,7 +45,7 @@ enum TopCommand {
         """
 
     static let options: [OptionSpec] = [
-        .value("--build"), .value("--count"), .value("--dsyms"), .value("--app-image", repeatable: true),
+        .value("--build"), .value("--count"), .value("--dsyms"), .value("--app-image", repeatable: true), .value("--symbols", repeatable: true),
         .value("--crash-weight"), .value("--user"), .value("--db"), .flag("--json"), .flag("--folded"),
     ]
 

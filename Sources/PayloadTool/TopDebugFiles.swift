@@ -7,9 +7,9 @@ enum TopDebugFiles {
     /// files in it that looked like debug files but could not be read.
     ///
     /// - Throws: `SymbolizeError` when the folder is missing or holds no readable debug file.
-    static func open(root: String?, build: Int) throws -> (symbolizer: any FrameSymbolizing, problems: [any Error]) {
+    static func open(root: String?, build: Int, systemSymbols: [String] = []) throws -> (symbolizer: any FrameSymbolizing, problems: [any Error]) {
         let folder = try BuildSymbolizer.buildFolder(root: root, build: String(build))
-        let symbolizer = try BuildSymbolizer(buildFolder: folder)
+        let symbolizer = try BuildSymbolizer(buildFolder: folder, indexFolder: nil, systemSymbols: systemSymbols)
         return (symbolizer, symbolizer.problems)
     }
 }

@@ -1,4 +1,5 @@
 import PayloadDecode
+import StackSymbolize
 
 /// `payload-tool top`'s options, checked.
 struct TopOptions {
@@ -13,6 +14,8 @@ struct TopOptions {
     /// `--db URL`: also rank the diagnostic rows stored in PostgreSQL.
     var databaseURL: String?
     var appImages: Set<String> = []
+    /// `--symbols DIR`: system images' symbol files, searched by UUID.
+    var systemSymbols: [String] = []
     var crashWeight = 1.0
     var output = Output.text
 
@@ -51,6 +54,7 @@ struct TopOptions {
         dsymsRoot = arguments.value("--dsyms")
         if dsymsRoot == "" { throw UsageError(message: "Option '--dsyms' takes a folder, not an empty string.") }
         appImages = Set(arguments.all("--app-image"))
+        systemSymbols = BuildSymbolizer.systemSymbolFolders(given: arguments.all("--symbols"), root: dsymsRoot)
         if appImages.contains("") { throw UsageError(message: "Option '--app-image' takes an image name, not an empty string.") }
         switch (arguments.flag("--json"), arguments.flag("--folded")) {
         case (true, true): throw UsageError(message: "Options '--json' and '--folded' cannot be used together.")

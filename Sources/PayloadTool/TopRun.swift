@@ -139,7 +139,7 @@ struct TopRanking {
     private mutating func makeExpander(build: Int, stderr: inout some TextOutputStream) -> StackExpander {
         let symbolizer: any FrameSymbolizing
         do {
-            let opened = try TopDebugFiles.open(root: options.dsymsRoot, build: build)
+            let opened = try TopDebugFiles.open(root: options.dsymsRoot, build: build, systemSymbols: options.systemSymbols)
             symbolizer = opened.symbolizer
             if let files = opened.symbolizer as? BuildSymbolizer {
                 openFailures[build] = { uuid in files.openFailure(uuid: uuid).map(String.init(describing:)) }

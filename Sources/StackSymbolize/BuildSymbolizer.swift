@@ -198,11 +198,30 @@ public final class BuildSymbolizer {
     /// As `init(buildFolder:)`, answering from on-disk symbol indexes kept in `indexFolder`
     /// (built on first use of each debug file, rebuilt when the file changes).
     public convenience init(buildFolder: String, indexFolder: String?) throws(SymbolizeError) {
+        try self.init(buildFolder: buildFolder, indexFolder: indexFolder, systemSymbols: [])
+    }
+
+    /// As `init(buildFolder:indexFolder:)`, and `systemSymbols`: folders of system images' symbol
+    /// files (Xcode's `iOS DeviceSupport/<version>/Symbols`, say), searched by UUID for images the
+    /// build's folder has no debug file for. Such an image answers from its symbol table.
+    public convenience init(buildFolder: String, indexFolder: String?, systemSymbols: [String]) throws(SymbolizeError) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: buildFolder, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw SymbolizeError(path: buildFolder, "no such build folder")
         }
-        try self.init(debugFiles: [buildFolder], indexFolder: indexFolder)
+        try self.init(debugFiles: [buildFolder], indexFolder: indexFolder, systemSymbols: systemSymbols)
+    }
+
+    /// The system symbol folders of a command: `given` (`--symbols`), else `$YUI_SYSTEM_SYMBOLS`
+    /// (folders separated by `:`), else `<root>/system` when it exists (root as for builds).
+    public static func systemSymbolFolders(given: [String], root: String?) -> [String] {
+        if !given.isEmpty { return given }
+        if let variable = ProcessInfo.processInfo.environment["YUI_SYSTEM_SYMBOLS"], !variable.isEmpty {
+            return variable.split(separator: ":").map(String.init)
+        }
+        guard let folder = try? buildFolder(root: root, build: "system") else { return [] }
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) && isDirectory.boolValue ? [folder] : []
     }
 
     /// Indexes the given debug files, `.dSYM` bundles or folders.
@@ -214,16 +233,30 @@ public final class BuildSymbolizer {
     public static var defaultIndexFolder: String { SymbolIndexCache.defaultFolder() }
 
     /// As `init(debugFiles:)`, answering from on-disk symbol indexes kept in `indexFolder`.
-    public init(debugFiles paths: [String], indexFolder: String?) throws(SymbolizeError) {
+    public init(debugFiles paths: [String], indexFolder: String?, systemSymbols: [String] = []) throws(SymbolizeError) {
         self.indexFolder = indexFolder
         let scan = DebugFileCatalog.scan(paths)
-        debugFiles = scan.files
-        problems = scan.problems
+        var files = scan.files
+        var found = scan.problems
+        let ownCount = files.count
+        if !systemSymbols.isEmpty {
+            // Only images the build's own files do not cover: a build's dSYM always wins.
+            let own = Set(files.flatMap(\.uuids))
+            let system = DebugFileCatalog.scan(systemSymbols)
+            files += system.files.filter { $0.uuids.allSatisfy { !own.contains($0) } }
+            found += system.problems
+        }
+        debugFiles = files
+        problems = found
+        systemSymbolFiles = Set(ownCount..<files.count)
         for (index, file) in debugFiles.enumerated() {
             for uuid in file.uuids where indexByUUID[uuid] == nil { indexByUUID[uuid] = index }
         }
         if debugFiles.isEmpty, let first = problems.first { throw first }
     }
+
+    /// Indices into `debugFiles` of the files found in the system symbol folders.
+    public let systemSymbolFiles: Set<Int>
 
     /// True when a debug file answers to `uuid` (any case, with or without dashes).
     public func hasDebugFile(uuid: String) -> Bool {
