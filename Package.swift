@@ -19,6 +19,11 @@ let package = Package(
             providers: [.apt(["libdw-dev", "libelf-dev"])]
         ),
         .systemLibrary(
+            name: "CArchive",
+            pkgConfig: "libarchive",
+            providers: [.apt(["libarchive-dev"])]
+        ),
+        .systemLibrary(
             name: "CLibpq",
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
@@ -29,7 +34,7 @@ let package = Package(
         .target(name: "RowStore", dependencies: ["PayloadDecode", "CLibpq"]),
         .target(
             name: "PayloadTool",
-            dependencies: ["PayloadDecode", "StackSymbolize", "StackSignature", "RowStore"]
+            dependencies: ["PayloadDecode", "StackSymbolize", "StackSignature", "RowStore", "CArchive"]
         ),
         .executableTarget(name: "payload-tool", dependencies: ["PayloadTool"]),
         .testTarget(name: "PayloadDecodeTests", dependencies: ["PayloadDecode"]),

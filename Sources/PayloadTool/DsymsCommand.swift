@@ -5,7 +5,10 @@ import StackSymbolize
 /// `payload-tool dsyms BUILD [FILE...]`: the debug files and UUIDs found for a build and, given
 /// inputs, which of their frames' UUIDs have none.
 enum DsymsCommand {
-    static let usage = "Usage: payload-tool dsyms [--dsyms ROOT] [--symbols DIR]... [--json] BUILD [FILE...]"
+    static let usage = """
+        Usage: payload-tool dsyms [--dsyms ROOT] [--symbols DIR]... [--json] BUILD [FILE...]
+               payload-tool dsyms import [--dsyms ROOT] [--build B] PATH...
+        """
 
     static let help = """
         OVERVIEW: List the debug files and UUIDs of a build, and the UUIDs of inputs that have none.
@@ -59,6 +62,9 @@ enum DsymsCommand {
         arguments: [String], stdin: FileHandle, stdout: inout some TextOutputStream,
         stderr: inout some TextOutputStream
     ) -> Int32 {
+        if arguments.first == "import" {
+            return DsymsImport.run(arguments: Array(arguments.dropFirst()), stdout: &stdout, stderr: &stderr)
+        }
         let parsed: CommandArguments
         do {
             parsed = try CommandArguments(arguments, options: [.value("--dsyms"), .flag("--json"), .value("--symbols", repeatable: true)])

@@ -255,6 +255,12 @@ public final class BuildSymbolizer {
         if debugFiles.isEmpty, let first = problems.first { throw first }
     }
 
+    /// The debug files of one path (a file, bundle or folder), and the files that looked like
+    /// debug files but could not be read, without opening any DWARF.
+    public static func debugFiles(in path: String) -> (files: [DebugFileInfo], problems: [SymbolizeError]) {
+        DebugFileCatalog.scan([path])
+    }
+
     /// Indices into `debugFiles` of the files found in the system symbol folders.
     public let systemSymbolFiles: Set<Int>
 

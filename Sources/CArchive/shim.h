@@ -1,0 +1,3 @@
+#pragma once
+#include <archive.h>
+#include <archive_entry.h>

@@ -1,0 +1,339 @@
+internal import CArchive
+import Foundation
+import StackSymbolize
+
+/// `payload-tool dsyms import [--dsyms ROOT] [--build B] PATH...`: debug files from `.dSYM` bundles,
+/// folders, `.xcarchive` bundles and `.zip` files (App Store Connect's and Xcode Organizer's dSYM
+/// downloads), placed under `<ROOT>/<build>/` and named by their UUIDs.
+///
+/// Zips are read with libarchive (no `unzip` process). An entry that would leave the folder it is
+/// unpacked into (an absolute path, a `..` component) or that is a link is refused and named; no
+/// entry's path is ever used to form a destination, only the file's UUIDs and its plain name.
+enum DsymsImport {
+    static let usage = "Usage: payload-tool dsyms import [--dsyms ROOT] [--build B] PATH..."
+
+    static let help = """
+        OVERVIEW: Put debug files where symbolicate, top and dsyms look for them.
+
+        Each debug file (a Mach-O file with a UUID: a dSYM's DWARF file, or a binary) found in PATH is
+        copied to <ROOT>/<build>/, named by its UUIDs and image name, written whole or not at all.
+        Importing the same files again changes nothing.
+
+        USAGE: payload-tool dsyms import [--dsyms ROOT] [--build B] PATH...
+
+        ARGUMENTS:
+          <PATH>                  A .dSYM bundle, a folder, an .xcarchive bundle, a .zip of any of
+                                  these, or one debug file.
+
+        OPTIONS:
+          --dsyms ROOT            Debug-file root (default: $YUI_DSYMS, else ~/.yui-dsyms).
+          --build B               The build the files belong to. Without it: the archive's Info.plist
+                                  (ApplicationProperties.CFBundleVersion), else the dSYM bundle's
+                                  Info.plist (CFBundleVersion).
+          -h, --help              Show help information.
+
+        Prints one line per debug file ('imported' or 'unchanged'). Exit status: 0 when every file was
+        placed, 1 when anything was refused or failed (the rest are still placed), 64 on a usage error.
+
+        """
+
+    /// A debug file ready to be placed: where its bytes are now, and what decides its build.
+    struct Candidate {
+        var source: String
+        var displayName: String
+        /// The file's own name (a dSYM's DWARF file is named after its image).
+        var imageName: String
+        /// `CFBundleVersion`s that could name the build, most specific first.
+        var buildHints: [String]
+        /// True for a staged copy (from a zip) that is moved, not copied, into place.
+        var isStaged: Bool
+    }
+
+    static func run(arguments: [String], stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
+        let parsed: CommandArguments
+        do {
+            parsed = try CommandArguments(arguments, options: [.value("--dsyms"), .value("--build")])
+            if parsed.wantsHelp {
+                stdout.write(help)
+                return PayloadTool.exitSuccess
+            }
+            guard !parsed.positionals.isEmpty else { throw UsageError(message: "Missing input: give .dSYM bundles, folders, .xcarchive bundles or .zip files.") }
+            if let build = parsed.value("--build"), (try? BuildSymbolizer.buildFolder(root: "/", build: build)) == nil {
+                throw UsageError(message: "Invalid value '\(build)' for '--build': one folder name (letters, digits, '.', '_', '-'), not a path.")
+            }
+        } catch let error as UsageError {
+            return reportUsage(error, command: "dsyms import", usage: usage, to: &stderr)
+        } catch {
+            return PayloadTool.exitFailure
+        }
+        let root = parsed.value("--dsyms")
+        var failed = false
+        func fail(_ message: String) {
+            stderr.write("error: \(message)\n")
+            failed = true
+        }
+        // Zips are unpacked into a staging folder beside the builds, so placing a file is a rename.
+        let rootFolder: String
+        do {
+            rootFolder = (try BuildSymbolizer.buildFolder(root: root, build: "staging") as NSString).deletingLastPathComponent
+            try FileManager.default.createDirectory(atPath: rootFolder, withIntermediateDirectories: true)
+        } catch {
+            stderr.write("error: \(error)\n")
+            return PayloadTool.exitFailure
+        }
+        let staging = (rootFolder as NSString).appendingPathComponent(".import-\(getpid())")
+        defer { try? FileManager.default.removeItem(atPath: staging) }
+
+        var candidates: [Candidate] = []
+        for path in parsed.positionals {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                fail("\(path): no such file or folder")
+                continue
+            }
+            if !isDirectory.boolValue, isZip(path) {
+                do {
+                    try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
+                    let unpacked = try unpackZip(path, into: staging)
+                    for refusal in unpacked.refused { fail("\(path): entry \(refusal)") }
+                    candidates += unpacked.candidates
+                } catch {
+                    fail("\(path): \(error)")
+                }
+                continue
+            }
+            candidates += filesOnDisk(path)
+        }
+
+        var placed = 0
+        var unchanged = 0
+        for candidate in candidates {
+            let scan = BuildSymbolizer.debugFiles(in: candidate.source)
+            for problem in scan.problems { fail("\(candidate.displayName): \(problem.message)") }
+            guard !scan.files.isEmpty else { continue }
+            let uuids = scan.files.flatMap(\.uuids)
+            let archs = scan.files.map(\.arch).joined(separator: ",")
+            guard let build = parsed.value("--build") ?? candidate.buildHints.first else {
+                fail("\(candidate.displayName) (\(uuids.joined(separator: ", "))): no build number (no --build, and no CFBundleVersion in an Info.plist beside it)")
+                continue
+            }
+            let folder: String
+            do {
+                folder = try BuildSymbolizer.buildFolder(root: root, build: build)
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch let error as SymbolizeError {
+                fail("\(candidate.displayName): the build '\(build)' from its Info.plist is not a folder name: \(error.message)")
+                continue
+            } catch {
+                fail("\(candidate.displayName): \(error)")
+                continue
+            }
+            let image = plainName(candidate.imageName)
+            let destination = (folder as NSString).appendingPathComponent(uuids.joined(separator: "_") + "-" + image)
+            if FileManager.default.contentsEqual(atPath: destination, andPath: candidate.source) {
+                stdout.write("unchanged \(image) \(uuids.joined(separator: " ")) \(archs) \(destination)\n")
+                unchanged += 1
+                continue
+            }
+            if let problem = place(candidate, at: destination) {
+                fail("\(candidate.displayName): \(problem)")
+                continue
+            }
+            stdout.write("imported \(image) \(uuids.joined(separator: " ")) \(archs) \(destination)\n")
+            placed += 1
+        }
+        stdout.write("\(placed) imported, \(unchanged) unchanged\n")
+        return failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
+    }
+
+    /// Letters, digits and `._+-` of a file name; anything else becomes `_`.
+    static func plainName(_ name: String) -> String {
+        let kept = name.unicodeScalars.map { scalar -> Character in
+            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "._+-".unicodeScalars.contains(scalar)) ? Character(scalar) : "_"
+        }
+        let text = String(kept)
+        return text.isEmpty || text.hasPrefix(".") ? "debugfile" + text : text
+    }
+
+    /// Writes the file under a temporary name beside `destination` and renames it into place.
+    static func place(_ candidate: Candidate, at destination: String) -> String? {
+        let temporary = destination + ".tmp-\(getpid())"
+        TemporaryFiles.register(temporary)
+        defer { TemporaryFiles.unregister(temporary) }
+        unlink(temporary)
+        do {
+            if candidate.isStaged {
+                guard rename(candidate.source, temporary) == 0 else { return "cannot move into place: \(String(cString: strerror(errno)))" }
+            } else {
+                try FileManager.default.copyItem(atPath: candidate.source, toPath: temporary)
+            }
+        } catch {
+            unlink(temporary)
+            return "cannot copy: \(error.localizedDescription)"
+        }
+        guard rename(temporary, destination) == 0 else {
+            let message = String(cString: strerror(errno))
+            unlink(temporary)
+            return "cannot rename into place: \(message)"
+        }
+        return nil
+    }
+
+    // MARK: Folders, bundles and archives on disk
+
+    /// Every regular file below `path` (or `path` itself), each with the build numbers of the
+    /// `.xcarchive` and `.dSYM` bundles around it.
+    static func filesOnDisk(_ path: String) -> [Candidate] {
+        var isDirectory: ObjCBool = false
+        FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        var files: [String] = []
+        if isDirectory.boolValue {
+            let enumerator = FileManager.default.enumerator(atPath: path)
+            while let relative = enumerator?.nextObject() as? String {
+                let full = (path as NSString).appendingPathComponent(relative)
+                var status = stat()
+                if lstat(full, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, !relative.hasSuffix(".plist") { files.append(full) }
+            }
+        } else {
+            files = [path]
+        }
+        return files.sorted().map { file in
+            Candidate(
+                source: file, displayName: file, imageName: (file as NSString).lastPathComponent, buildHints: buildHints(around: file),
+                isStaged: false)
+        }
+    }
+
+    /// `CFBundleVersion`s of the bundles holding `file`: an `.xcarchive`'s `ApplicationProperties`
+    /// first (the app's build), then the `.dSYM` bundle's own.
+    static func buildHints(around file: String) -> [String] {
+        var archiveHints: [String] = []
+        var bundleHints: [String] = []
+        var folder = (file as NSString).deletingLastPathComponent
+        while folder.count > 1 {
+            if folder.hasSuffix(".xcarchive"), let data = FileManager.default.contents(atPath: (folder as NSString).appendingPathComponent("Info.plist")),
+                let version = archiveBuild(data)
+            {
+                archiveHints.append(version)
+            }
+            if folder.hasSuffix(".dSYM"), let data = FileManager.default.contents(atPath: (folder as NSString).appendingPathComponent("Contents/Info.plist")),
+                let version = bundleBuild(data)
+            {
+                bundleHints.append(version)
+            }
+            folder = (folder as NSString).deletingLastPathComponent
+        }
+        return archiveHints + bundleHints
+    }
+
+    static func plist(_ data: Data) -> [String: Any]? {
+        (try? PropertyListSerialization.propertyList(from: data, options: [], format: nil)) as? [String: Any]
+    }
+
+    static func archiveBuild(_ data: Data) -> String? {
+        (plist(data)?["ApplicationProperties"] as? [String: Any])?["CFBundleVersion"] as? String
+    }
+
+    static func bundleBuild(_ data: Data) -> String? {
+        plist(data)?["CFBundleVersion"] as? String
+    }
+
+    // MARK: Zips
+
+    static func isZip(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let head = handle.readData(ofLength: 4)
+        return head == Data([0x50, 0x4B, 0x03, 0x04]) || head == Data([0x50, 0x4B, 0x05, 0x06])
+    }
+
+    struct ZipError: Error, CustomStringConvertible { var description: String }
+
+    /// Unpacks the debug files of a zip into `staging` (each under a fresh name) and collects the
+    /// `Info.plist`s that say their build. Entries that are links or would leave the folder they
+    /// are unpacked into are refused (named in `refused`), and never written.
+    static func unpackZip(_ path: String, into staging: String) throws -> (candidates: [Candidate], refused: [String]) {
+        guard let archive = archive_read_new() else { throw ZipError(description: "libarchive is out of memory") }
+        defer { archive_read_free(archive) }
+        archive_read_support_format_zip(archive)
+        guard archive_read_open_filename(archive, path, 1 << 16) == ARCHIVE_OK else {
+            throw ZipError(description: "not a zip libarchive can read (\(String(cString: archive_error_string(archive))))")
+        }
+        var refused: [String] = []
+        var staged: [(file: String, entry: String)] = []
+        var plists: [String: Data] = [:]
+        var entry: OpaquePointer?
+        var count = 0
+        while true {
+            let status = archive_read_next_header(archive, &entry)
+            if status == ARCHIVE_EOF { break }
+            guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
+                throw ZipError(description: "cannot read entry \(count + 1): \(String(cString: archive_error_string(archive)))")
+            }
+            count += 1
+            let name = archive_entry_pathname(entry).map { String(cString: $0) } ?? ""
+            let type = archive_entry_filetype(entry)
+            let components = name.split(separator: "/", omittingEmptySubsequences: false)
+            if name.hasPrefix("/") || components.contains("..") {
+                refused.append("'\(name)': its path leaves the folder it is unpacked into; not written")
+                continue
+            }
+            if type == 0o120000 || archive_entry_hardlink(entry) != nil {  // AE_IFLNK
+                refused.append("'\(name)': a link; not followed, not written")
+                continue
+            }
+            guard type == 0o100000 else { continue }  // AE_IFREG
+            if name.hasSuffix("Info.plist"), archive_entry_size(entry) < 1 << 20 {
+                plists[name] = try readEntry(archive)
+                continue
+            }
+            guard name.contains(".dSYM/Contents/Resources/DWARF/") || name.hasSuffix(".dwarf") else { continue }
+            let file = (staging as NSString).appendingPathComponent("entry-\(count)")
+            try extractEntry(archive, to: file)
+            staged.append((file, name))
+        }
+        let candidates = staged.map { file, name -> Candidate in
+            // The bundles around the entry, from the entry's own path: `X.xcarchive/Info.plist`
+            // (ApplicationProperties), then `Y.dSYM/Contents/Info.plist`.
+            var hints: [String] = []
+            var prefix = ""
+            var archiveHints: [String] = []
+            var bundleHints: [String] = []
+            for component in name.split(separator: "/") {
+                prefix += component
+                if component.hasSuffix(".xcarchive"), let data = plists[prefix + "/Info.plist"], let version = archiveBuild(data) {
+                    archiveHints.append(version)
+                }
+                if component.hasSuffix(".dSYM"), let data = plists[prefix + "/Contents/Info.plist"], let version = bundleBuild(data) {
+                    bundleHints.append(version)
+                }
+                prefix += "/"
+            }
+            hints = archiveHints + bundleHints
+            return Candidate(
+                source: file, displayName: "\(path) (\(name))", imageName: String(name.split(separator: "/").last ?? "debugfile"),
+                buildHints: hints, isStaged: true)
+        }
+        return (candidates, refused)
+    }
+
+    private static func readEntry(_ archive: OpaquePointer) throws -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let got = archive_read_data(archive, &buffer, buffer.count)
+            if got < 0 { throw ZipError(description: String(cString: archive_error_string(archive))) }
+            if got == 0 { return data }
+            data.append(contentsOf: buffer[0..<got])
+        }
+    }
+
+    private static func extractEntry(_ archive: OpaquePointer, to file: String) throws {
+        let descriptor = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw ZipError(description: "cannot create \(file): \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        guard archive_read_data_into_fd(archive, descriptor) == ARCHIVE_OK else {
+            throw ZipError(description: "cannot unpack an entry: \(String(cString: archive_error_string(archive)))")
+        }
+    }
+}
