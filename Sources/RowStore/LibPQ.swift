@@ -146,6 +146,52 @@ final class PostgresConnection {
         }
     }
 
+    /// Runs `copy ... from stdin` with `data` as its input (COPY's text format), and returns the
+    /// command's result (its row count), or the server's error (a value it cannot read).
+    ///
+    /// The corresponding libpq functions are `PQputCopyData` and `PQputCopyEnd`.
+    func copyIn(_ sql: String, data: [UInt8]) throws(ServerError) -> QueryResult {
+        guard PQsendQuery(connection, sql) == 1 else { return try consume(nil) }
+        // The first result says the server waits for the data (or why it will not).
+        let start = try waitForFirstResult()
+        guard let start, PQresultStatus(start) == PGRES_COPY_IN else { return try consume(start) }
+        PQclear(start)
+        var sent = 0
+        var failure: String?
+        data.withUnsafeBytes { bytes in
+            while sent < bytes.count {
+                let piece = Swift.min(1 << 20, bytes.count - sent)
+                let pointer = bytes.baseAddress!.advanced(by: sent).assumingMemoryBound(to: CChar.self)
+                guard PQputCopyData(connection, pointer, Int32(piece)) == 1 else {
+                    failure = Self.trimmed(PQerrorMessage(connection))
+                    return
+                }
+                sent += piece
+            }
+        }
+        guard PQputCopyEnd(connection, failure) == 1 else {
+            throw ServerError(sqlState: "", message: Self.trimmed(PQerrorMessage(connection)))
+        }
+        return try consume(try waitForResults())
+    }
+
+    /// The first result of the statement just sent (a COPY's `PGRES_COPY_IN`), within the timeout.
+    private func waitForFirstResult() throws(ServerError) -> OpaquePointer? {
+        let deadline = Date().addingTimeInterval(Double(timeout) + 5)
+        while PQisBusy(connection) != 0 {
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else {
+                throw ServerError(sqlState: "", message: "no answer from the server within \(timeout) s (--timeout)")
+            }
+            var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
+            if poll(&descriptor, 1, Int32(Swift.min(remaining, 1) * 1000)) > 0, PQconsumeInput(connection) == 0 {
+                let message = Self.trimmed(PQerrorMessage(connection))
+                throw ServerError(sqlState: "", message: message.isEmpty ? "the connection was lost" : message)
+            }
+        }
+        return PQgetResult(connection)
+    }
+
     /// Whether the connection is still usable (it may have dropped during a statement).
     var isOpen: Bool { PQstatus(connection) == CONNECTION_OK }
 

@@ -67,20 +67,55 @@ public final class RowDatabase {
         return .refused(try diagnose(rows))
     }
 
-    /// One transaction, one INSERT per `rowsPerStatement` rows; committed when all succeed.
+    /// One transaction: the batch streams with `COPY ... FROM STDIN` into a session-local table
+    /// (`yui_perf_incoming`, emptied at every commit), then moves into `yui_perf` with one
+    /// `INSERT ... SELECT ... ON CONFLICT (user_id, row_key) DO NOTHING`; committed when both succeed.
+    /// A value the table's types refuse fails the COPY, a rule it breaks fails the INSERT: either
+    /// way the batch rolls back and `diagnose` names the rows, as before.
     private func insertInOneTransaction(_ parameters: [[String?]]) throws(ServerError) -> BatchOutcome {
         try run("begin")
-        var inserted = 0
-        var start = 0
-        while start < parameters.count {
-            let end = Swift.min(start + Self.rowsPerStatement, parameters.count)
-            let chunk = parameters[start..<end]
-            let statement = Self.insertStatement(rowCount: chunk.count)
-            inserted += try connection.execute(statement, parameters: chunk.flatMap { $0 }).affectedRows
-            start = end
-        }
+        // The columns `yui_perf` stores, without its identity and defaults: CREATE TABLE AS copies
+        // their types only. Created once per session (a rolled-back batch takes it along; then again).
+        try run("""
+            create temp table if not exists yui_perf_incoming on commit delete rows as
+            select \(RowColumns.names.joined(separator: ", ")) from public.yui_perf with no data
+            """)
+        _ = try connection.copyIn(
+            "copy yui_perf_incoming (\(RowColumns.names.joined(separator: ", "))) from stdin", data: Self.copyText(parameters))
+        let columns = RowColumns.names.joined(separator: ", ")
+        let inserted = try connection.execute("""
+            insert into public.yui_perf (\(columns)) select \(columns) from yui_perf_incoming
+            on conflict (user_id, row_key) do nothing
+            """).affectedRows
         try run("commit")
         return .stored(inserted: inserted, duplicates: parameters.count - inserted)
+    }
+
+    /// Rows in COPY's text format: tab-separated, `\N` for null, backslash, tab, newline and
+    /// carriage return escaped, one line a row.
+    static func copyText(_ parameters: [[String?]]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(parameters.count * 400)
+        for row in parameters {
+            for (column, value) in row.enumerated() {
+                if column > 0 { out.append(UInt8(ascii: "\t")) }
+                guard let value else {
+                    out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "N")])
+                    continue
+                }
+                for byte in value.utf8 {
+                    switch byte {
+                    case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+                    case UInt8(ascii: "\t"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+                    case UInt8(ascii: "\n"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+                    case UInt8(ascii: "\r"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+                    default: out.append(byte)
+                    }
+                }
+            }
+            out.append(UInt8(ascii: "\n"))
+        }
+        return out
     }
 
     /// Tries each row alone inside a savepoint of a transaction that is then rolled back, and lists

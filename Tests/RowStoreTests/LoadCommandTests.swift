@@ -319,3 +319,35 @@ struct LoadTimeoutTests {
         #expect(took < 15, "took \(took) s")
     }
 }
+
+/// Batches stream with COPY into a session table, then move with one INSERT ... SELECT: a value the
+/// table's types refuse in the middle of the stream rolls the batch back and is named alone.
+@Suite(.enabled(if: !TestServer.isSkipped, "YUI_PERF_SKIP_DB=1"))
+struct CopyStreamTests {
+    @Test func aRowRefusedInTheMiddleOfTheCopyIsNamedAndNothingIsStored() throws {
+        let test = try TestDatabase()
+        try test.database.createUsers([SampleRows.user])
+        var rows = (0..<60).map { SampleRows.metric("fg_time", key: String(format: "00000000-0000-4000-8000-%012d", $0), value: Double($0)) }
+        // Year 0 passes the reader's ISO check; PostgreSQL's timestamptz input refuses it.
+        rows[30].period_start = "0000-01-01T00:00:00Z"
+        let outcome = try test.database.insert(rows)
+        guard case .refused(let refused) = outcome else {
+            Issue.record("expected the batch to be refused, got \(outcome)")
+            return
+        }
+        #expect(refused.map(\.index) == [30])
+        #expect(refused.first?.message.contains("out of range") == true, "\(refused)")
+        #expect(try test.database.rows().isEmpty)
+        // Without it the other 59 load, and again as duplicates; values with tabs, backslashes and
+        // newlines travel through COPY's text format unchanged.
+        rows.remove(at: 30)
+        var awkward = SampleRows.diagnostic("hang", key: "00000000-0000-4000-8000-0000000000ff")
+        awkward.stack = [StackFrame(image: "Yui\\Kit", uuid: nil, offset: 7)]
+        rows.append(awkward)
+        #expect(try test.database.insert(rows) == .stored(inserted: 60, duplicates: 0))
+        #expect(try test.database.insert(rows) == .stored(inserted: 0, duplicates: 60))
+        let stored = try test.database.rows()
+        #expect(stored.count == 60)
+        #expect(stored.contains(awkward))
+    }
+}
