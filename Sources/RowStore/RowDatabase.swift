@@ -10,9 +10,6 @@ public final class RowDatabase {
     public let url: DatabaseURL
     private let connection: PostgresConnection
 
-    /// Rows per INSERT statement: PostgreSQL takes at most 65,535 parameters in one statement,
-    /// and a row has 20. A batch larger than this is several statements in one transaction.
-    static let rowsPerStatement = 1_000
 
     /// Connects. The password may come from the URL, `PGPASSWORD` or `~/.pgpass`.
     ///
