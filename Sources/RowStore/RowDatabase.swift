@@ -10,7 +10,6 @@ public final class RowDatabase {
     public let url: DatabaseURL
     private let connection: PostgresConnection
 
-
     /// Connects. The password may come from the URL, `PGPASSWORD` or `~/.pgpass`.
     ///
     /// - Throws: `RowStoreError` saying it cannot connect, with the URL redacted and libpq's reason.
