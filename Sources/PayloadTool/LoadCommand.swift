@@ -88,7 +88,14 @@ enum LoadCommand {
 
         var total = LoadTally()
         var anyFailed = false
-        let progress = ProgressLine(total: options.files.count)
+        // Rows done and rows per second, even for one input: a load of a big row file takes minutes.
+        let progress = ProgressLine(total: options.files.count, evenForOneInput: true)
+        let started = DispatchTime.now().uptimeNanoseconds
+        var rowsDone = 0
+        func rate() -> String {
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+            return seconds > 0 ? "\(Int(Double(rowsDone) / seconds)) rows/s" : ""
+        }
         var messages = ProgressErasingStream(base: stderr, progress: progress)
         for (position, file) in options.files.enumerated() {
             progress.update(done: position, label: file)
@@ -102,6 +109,8 @@ enum LoadCommand {
                 },
                 emit: { row in
                     batcher.add(row)
+                    rowsDone += 1
+                    progress.update(done: position, label: "\(name): \(rowsDone) rows, \(rate())")
                     // Written as they come, so a long load shows its problems early.
                     for message in batcher.takeMessages() { messages.write(message + "\n") }
                 })

@@ -11,21 +11,23 @@ final class ProgressLine {
     private var lastDraw: UInt64 = 0
     private var drawn = false
 
-    /// - Parameter total: the number of inputs; a single input needs no progress line.
-    init(total: Int) {
+    /// - Parameters:
+    ///   - total: the number of inputs; a single input needs no progress line,
+    ///   - evenForOneInput: unless the line counts something within it (`load`'s rows).
+    init(total: Int, evenForOneInput: Bool = false) {
         self.total = total
-        enabled = total > 1 && isatty(STDERR_FILENO) != 0 && isatty(STDOUT_FILENO) == 0
+        enabled = (total > 1 || evenForOneInput) && isatty(STDERR_FILENO) != 0 && isatty(STDOUT_FILENO) == 0
             && ProcessInfo.processInfo.environment["TERM"] != "dumb"
     }
 
-    /// Shows `[done/total] label`, at most ten times a second.
-    func update(done: Int, label: String) {
+    /// Shows `[done/total] label`, at most ten times a second (the label is made only then).
+    func update(done: Int, label: @autoclosure () -> String) {
         guard enabled else { return }
         let now = DispatchTime.now().uptimeNanoseconds
         guard lastDraw == 0 || now - lastDraw >= 100_000_000 else { return }
         lastDraw = now
         drawn = true
-        draw("\r\u{1B}[K[\(done)/\(total)] \(label)")
+        draw("\r\u{1B}[K[\(done)/\(total)] \(label())")
     }
 
     /// Erases the line, so a message or the end of the run starts on a clean line.
