@@ -14,10 +14,12 @@ import Foundation
 //   symbols           24 bytes each: address, size (UInt64), name (UInt32), pad — the symbol-table fallback
 //   string offsets    UInt32 × (strings + 1), padded
 //   string bytes, padded
+//   sampled starts    UInt64 × ceil(entries / 256): every 256th entry start, so opening reads these
+//                     few pages instead of touching every page of the entry starts
 //   checksum          UInt64: `IndexChecksum` of every byte before it
 
 private let indexMagic: UInt64 = 0x3158_4D59_5349_5559  // "YUISYMX1" read little-endian
-private let indexVersion: UInt32 = 2
+private let indexVersion: UInt32 = 3
 private let none: UInt32 = .max
 
 /// Builds the index of one debug image.
@@ -227,6 +229,7 @@ enum SymbolIndexBuilder {
         pad()
         data.append(blob)
         pad()
+        for position in stride(from: 0, to: part.starts.count, by: SymbolIndex.blockSize) { append(part.starts[position]) }
         var checksum = IndexChecksum()
         data.withUnsafeBytes { checksum.add($0) }
         append(checksum.value)
@@ -276,7 +279,7 @@ final class SymbolIndex {
     /// Every 256th range start, so a search touches a small hot table and then one 2 KB block of
     /// the mapped starts instead of ~20 scattered pages.
     private let sampledStarts: [UInt64]
-    private static let blockSize = 256
+    static let blockSize = 256
     /// The mapping's base, kept apart from `file` so hot reads do not retain the owner each time.
     private let base: UnsafeRawPointer
 
@@ -305,7 +308,9 @@ final class SymbolIndex {
         symbolsOffset = locationsOffset + locationCount * 32
         stringOffsetsOffset = symbolsOffset + symbolCount * 24
         blobOffset = aligned(stringOffsetsOffset + (stringCount + 1) * 4)
-        let checksumOffset = aligned(blobOffset + blobSize)
+        let samplesOffset = aligned(blobOffset + blobSize)
+        let sampleCount = (entryCount + Self.blockSize - 1) / Self.blockSize
+        let checksumOffset = samplesOffset + sampleCount * 8
         guard checksumOffset + 8 == view.count else {
             throw SymbolizeError(path: path, "symbol index is truncated or corrupt (size)")
         }
@@ -316,9 +321,8 @@ final class SymbolIndex {
         }
         let base = file.bytes.baseAddress!
         self.base = base
-        let startsOffset = self.startsOffset
-        sampledStarts = stride(from: 0, to: entryCount, by: Self.blockSize).map {
-            UInt64(littleEndian: base.loadUnaligned(fromByteOffset: startsOffset + $0 * 8, as: UInt64.self))
+        sampledStarts = (0..<sampleCount).map {
+            UInt64(littleEndian: base.loadUnaligned(fromByteOffset: samplesOffset + $0 * 8, as: UInt64.self))
         }
     }
 
