@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Layout (SPEC section 2): a payload becomes rows in PayloadDecode, a frame becomes a function name in
-// StackSymbolize, stacks become signatures in StackSignature, rows reach PostgreSQL through RowStore.
+// StackSymbolize, stacks become signatures in StackSignature, rows become the build-against-build
+// report in SpeedReport, rows reach PostgreSQL through RowStore.
 // PayloadTool holds the command line's logic; payload-tool is the thin executable around it.
 let package = Package(
     name: "yui-perf",
@@ -32,15 +33,17 @@ let package = Package(
         .target(name: "StackSymbolize", dependencies: ["CElfutils"]),
         .target(name: "StackSignature", dependencies: ["PayloadDecode", "StackSymbolize"]),
         .target(name: "RowStore", dependencies: ["PayloadDecode", "CLibpq"]),
+        .target(name: "SpeedReport", dependencies: ["PayloadDecode", "StackSignature"]),
         .target(
             name: "PayloadTool",
-            dependencies: ["PayloadDecode", "StackSymbolize", "StackSignature", "RowStore", "CArchive"]
+            dependencies: ["PayloadDecode", "StackSymbolize", "StackSignature", "RowStore", "SpeedReport", "CArchive"]
         ),
         .executableTarget(name: "payload-tool", dependencies: ["PayloadTool"]),
         .testTarget(name: "PayloadDecodeTests", dependencies: ["PayloadDecode"]),
         .testTarget(name: "StackSymbolizeTests", dependencies: ["StackSymbolize"]),
         .testTarget(name: "PayloadToolTests", dependencies: ["PayloadTool", "PayloadDecode", "StackSymbolize", "RowStore"]),
         .testTarget(name: "StackSignatureTests", dependencies: ["StackSignature", "PayloadDecode", "StackSymbolize"]),
+        .testTarget(name: "SpeedReportTests", dependencies: ["SpeedReport", "PayloadDecode", "StackSignature"]),
         .testTarget(name: "RowStoreTests", dependencies: ["RowStore", "PayloadDecode", "PayloadTool"]),
         .testTarget(
             name: "BadInputTests", dependencies: ["PayloadTool", "PayloadDecode", "StackSymbolize"],

@@ -9,6 +9,17 @@ public struct BucketHistogram: Sendable, Equatable {
 
     public init() {}
 
+    /// A histogram from stored counts (a row's `buckets`, or a merge of them) and the largest
+    /// sample. Without a max (a row that left it null) the highest non-empty bucket's upper edge
+    /// stands in, 5000 ms for the top bucket, so percentiles stay inside the data's buckets.
+    public init(counts: [Int], max: Double?) {
+        var stored = [Int](repeating: 0, count: 18)
+        for (index, count) in counts.prefix(18).enumerated() { stored[index] = Swift.max(0, count) }
+        self.counts = stored
+        guard let highest = stored.lastIndex(where: { $0 > 0 }) else { return }
+        self.max = max ?? Self.edges[Swift.min(highest, 16)]
+    }
+
     /// Index of the bucket holding `milliseconds`: the first whose edge is ≥ it (Prometheus `le`).
     public static func bucketIndex(_ milliseconds: Double) -> Int {
         for (index, edge) in edges.enumerated() where milliseconds <= edge { return index }

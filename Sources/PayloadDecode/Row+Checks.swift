@@ -52,7 +52,7 @@ extension Row {
 
 extension Timestamp {
     /// Seconds of an ISO 8601 timestamp with a zone (what rows hold).
-    static func parseISO(_ text: String) -> Int64? {
+    public static func parseISO(_ text: String) -> Int64? {
         var text = text
         return text.withUTF8 { bytes -> Int64? in
             guard bytes.count >= 20, bytes[10] == UInt8(ascii: "T") else { return nil }

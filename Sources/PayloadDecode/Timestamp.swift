@@ -65,7 +65,7 @@ public enum Timestamp {
     }
 
     /// `2024-03-01T04:00:00Z`, or `nil` outside years 0…9999.
-    static func iso8601(_ seconds: Int64) -> String? {
+    public static func iso8601(_ seconds: Int64) -> String? {
         let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
         let secondOfDay = Int(seconds - days * 86400)
         let (year, month, day) = civilFromDays(days)

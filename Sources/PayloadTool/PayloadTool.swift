@@ -32,13 +32,15 @@ public enum PayloadTool {
             return DsymsCommand.run(arguments: rest, stdin: stdin, stdout: &stdout, stderr: &stderr)
         case "load":
             return LoadCommand.run(arguments: rest, stdin: stdin, stdout: &stdout, stderr: &stderr)
+        case "report":
+            return ReportCommand.run(arguments: rest, stdin: stdin, stdout: &stdout, stderr: &stderr)
         default:
             stderr.write("Error: Unknown command '\(command)'.\n\(usage)\nSee 'payload-tool --help' for more information.\n")
             return exitUsage
         }
     }
 
-    static let usage = "Usage: payload-tool <rows|symbolicate|top|dsyms|load> [options] [FILE...]"
+    static let usage = "Usage: payload-tool <rows|symbolicate|top|dsyms|load|report> [options] [FILE...]"
 
     static let help = """
         OVERVIEW: Turn MetricKit payload dumps into yui_perf rows, symbolicate their stacks and rank the worst ones.
@@ -51,6 +53,7 @@ public enum PayloadTool {
           top           List the heaviest hang and crash signatures per build.
           dsyms         List the debug files and UUIDs of a build.
           load          Insert rows into PostgreSQL.
+          report        The daily speed report, build against build.
 
         See 'payload-tool <command> --help' for the options of each command.
 

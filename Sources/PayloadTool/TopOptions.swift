@@ -19,6 +19,15 @@ struct TopOptions {
     var crashWeight = 1.0
     var output = Output.text
 
+    /// The options `report` ranks its worst stacks with.
+    init(dsymsRoot: String?, appImages: Set<String>, systemSymbols: [String], crashWeight: Double) {
+        inputs = []
+        self.dsymsRoot = dsymsRoot
+        self.appImages = appImages
+        self.systemSymbols = systemSymbols
+        self.crashWeight = crashWeight
+    }
+
     init(_ arguments: CommandArguments) throws(UsageError) {
         inputs = arguments.positionals
         databaseURL = arguments.value("--db")

@@ -95,11 +95,18 @@ struct TopRanking {
     mutating func add(_ row: Row, from source: String, stderr: inout some TextOutputStream) {
         if let build = options.build, row.app_build != build { return }
         tally.noteBuild(row.app_build)
-        guard let kind = WorstStackKind(row: row) else { return }
+        guard WorstStackKind(row: row) != nil else { return }
         guard counted.insert("\(row.user_id ?? "")/\(row.row_key)").inserted else {
             duplicates += 1
             return
         }
+        if let occurrence = occurrence(of: row, from: source, stderr: &stderr) { tally.add(occurrence) }
+    }
+
+    /// A hang or crash row symbolicated with its build's debug files and weighed (SPEC section 7),
+    /// `nil` for other rows. `report` ranks these per hour; `top` adds them to its tally.
+    mutating func occurrence(of row: Row, from source: String, stderr: inout some TextOutputStream) -> StackOccurrence? {
+        guard let kind = WorstStackKind(row: row) else { return nil }
         let expander = expanders[row.app_build] ?? makeExpander(build: row.app_build, stderr: &stderr)
         expanders[row.app_build] = expander
         let stack = expander.expand(row.stack ?? [])
@@ -118,7 +125,7 @@ struct TopRanking {
                 stderr.write("warning: \(source): row \(row.row_key): hang without a usable duration counts as 0 s\n")
             }
         }
-        tally.add(StackOccurrence(build: row.app_build, kind: kind, rowKey: row.row_key, weight: weight, stack: stack))
+        return StackOccurrence(build: row.app_build, kind: kind, rowKey: row.row_key, weight: weight, stack: stack)
     }
 
     /// One line per build naming the images whose frames stayed `image+0xOFFSET` (SPEC section 6:

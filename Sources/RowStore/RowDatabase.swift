@@ -221,6 +221,33 @@ public final class RowDatabase {
         return rows
     }
 
+    /// Every row the owner's connector may read (seed section 5), as `report --db` reads them: the
+    /// transaction takes the role `yui_connector` and sets `yui.uid` to `userID`, so the table's
+    /// row level security, not this query, decides which rows come back.
+    ///
+    /// - Throws: `RowStoreError`; a login that may not take the role gets the server's refusal.
+    public func rowsAsConnector(userID: String) throws(RowStoreError) -> [Row] {
+        let sql = "select \(RowColumns.selectList) from public.yui_perf order by id"
+        let result: QueryResult
+        do {
+            try run("begin read only")
+            try run("set local role yui_connector")
+            _ = try connection.execute("select set_config('yui.uid', $1, true)", parameters: [userID])
+            try run("set local extra_float_digits = 3")
+            result = try connection.execute(sql)
+            try run("commit")
+        } catch {
+            try? run("rollback")
+            throw failure("cannot read rows as yui_connector", error)
+        }
+        var rows: [Row] = []
+        rows.reserveCapacity(result.rows.count)
+        for values in result.rows {
+            rows.append(try RowColumns.row(from: values))
+        }
+        return rows
+    }
+
     /// The builds that have any row (of any kind), narrowed by user: `top --db` lists a build with
     /// only metric rows as having no hangs or crashes, as it does for a file holding those rows.
     public func builds(userID: String? = nil) throws(RowStoreError) -> [Int] {

@@ -153,3 +153,26 @@ public struct WorstStacksTally: Sendable {
         String(name.map { $0 == ";" ? ":" : ($0.isNewline ? " " : $0) })
     }
 }
+
+extension WorstStacksTally {
+    /// Adds another tally (another hour of the same builds) as if its occurrences had been added
+    /// here after this tally's own: weights and counts add, row keys follow, the heaviest stays.
+    public mutating func merge(_ other: WorstStacksTally) {
+        seenBuilds.formUnion(other.seenBuilds)
+        for (key, group) in other.groups {
+            guard let index = groups.index(forKey: key) else {
+                groups[key] = group
+                continue
+            }
+            groups.values[index].weight += group.weight
+            groups.values[index].count += group.count
+            groups.values[index].rowKeys += group.rowKeys
+            if group.max > groups.values[index].max {
+                groups.values[index].max = group.max
+                groups.values[index].heaviestFrames = group.heaviestFrames
+                groups.values[index].heaviestRowKey = group.heaviestRowKey
+            }
+        }
+        for (key, seconds) in other.foldedSeconds { foldedSeconds[key, default: 0] += seconds }
+    }
+}

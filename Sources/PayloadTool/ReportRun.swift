@@ -1,0 +1,193 @@
+import Foundation
+import PayloadDecode
+import RowStore
+import SpeedReport
+import StackSignature
+
+/// One run of `payload-tool report`: reads every row once into per-build, per-hour sums (and the
+/// hangs and crashes, symbolicated, into per-hour tallies), cuts the window, picks the build and
+/// the one it is compared with, and writes the report the way the options ask.
+struct ReportRun {
+    let options: ReportOptions
+
+    func run(stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
+        var reading = ReportReading(options: options)
+        var failed = false
+        let progress = ProgressLine(total: options.inputs.count)
+        var messages = ProgressErasingStream(base: stderr, progress: progress)
+        for (done, path) in options.inputs.enumerated() {
+            progress.update(done: done, label: path)
+            let source = path == "-" ? "<stdin>" : path
+            let ok = RowSource.readRows(
+                path: path, options: options.conversion, standardInput: stdin,
+                report: { diagnostic in messages.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") },
+                emit: { row in reading.add(row, from: source, stderr: &messages) })
+            if !ok { failed = true }
+        }
+        progress.erase()
+        stderr = messages.base
+        if let url = options.databaseURL, let user = options.conversion.userID {
+            do {
+                let database = try RowDatabase(url: url)
+                for row in try database.rowsAsConnector(userID: user) { reading.add(row, from: "--db", stderr: &stderr) }
+            } catch {
+                stderr.write("error: --db: \(error)\n")
+                failed = true
+            }
+        }
+        reading.ranking.reportMissingDebugFiles(stderr: &stderr)
+        if reading.ranking.brokenDebugFiles > 0 { failed = true }
+        if reading.duplicates > 0 {
+            let rows = reading.duplicates == 1 ? "1 row" : "\(reading.duplicates) rows"
+            stderr.write("note: \(rows) read more than once (same user and row key), counted once\n")
+        }
+
+        var summaries: BuildSummaries?
+        do {
+            summaries = try BuildSummaries(path: options.summariesPath)
+        } catch {
+            stderr.write("warning: \(error)\n")
+        }
+        guard let report = reading.report(summaries: &summaries, stderr: &stderr) else {
+            stderr.write("note: no rows to report on\n")
+            return failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
+        }
+        if let summaries {
+            do {
+                try summaries.save()
+            } catch {
+                stderr.write("warning: \(error)\n")
+            }
+        }
+        switch options.output {
+        case .text: stdout.write(ReportText.render(report))
+        case .json: stdout.write(ReportJSON.render(report))
+        case .briefing: if let line = report.briefing { stdout.write(line + "\n") }
+        case .panel: stdout.write(PanelLines.render(report))
+        }
+        return failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
+    }
+}
+
+/// What `report` keeps while rows stream in: sums, never the rows.
+struct ReportReading {
+    let options: ReportOptions
+    var tally = ReportTally()
+    /// The symbolicated hangs and crashes per build and hour, so the worst stacks cover the window.
+    var stacks: [HourOfBuild: WorstStacksTally] = [:]
+    var ranking: TopRanking
+    /// (user, row key) of every row counted, 24 bytes each: a dump given twice, or a dump and the
+    /// row file made from it, counts once, as the table stores it once.
+    private var counted: Set<CountedRow> = []
+    private var users: [String: Int] = [:]
+    private(set) var duplicates = 0
+
+    struct HourOfBuild: Hashable {
+        var build: Int
+        var hour: Int64
+    }
+
+    private struct CountedRow: Hashable {
+        var user: Int
+        var high: UInt64
+        var low: UInt64
+    }
+
+    init(options: ReportOptions) {
+        self.options = options
+        ranking = TopRanking(options: options.ranking)
+    }
+
+    mutating func add(_ row: Row, from source: String, stderr: inout some TextOutputStream) {
+        guard counted.insert(key(of: row)).inserted else {
+            duplicates += 1
+            return
+        }
+        tally.add(row)
+        guard let occurrence = ranking.occurrence(of: row, from: source, stderr: &stderr) else { return }
+        let part = HourOfBuild(build: row.app_build, hour: ReportTally.hour(of: row))
+        stacks[part, default: WorstStacksTally()].add(occurrence)
+        if occurrence.kind == .crash { tally.addCrashSignature(StackSignature(of: occurrence.stack).text, of: row) }
+    }
+
+    /// Picks the build and the one before it, and offers every build's figures to the summaries.
+    mutating func report(summaries: inout BuildSummaries?, stderr: inout some TextOutputStream) -> SpeedReport? {
+        tally.finish()
+        let builds = tally.builds
+        let lastHour = (tally.newestPeriodEnd ?? 0) / 3600
+        let firstHour = lastHour - Int64(options.days) * 24 + 1
+        var known: [Int: BuildFigures] = summaries?.builds ?? [:]
+        for build in builds {
+            guard let all = tally.figures(build: build), all.hasEnoughData else { continue }
+            if summaries?.offer(all) ?? false || known[build].map({ $0.rows <= all.rows }) ?? true { known[build] = all }
+        }
+        let inWindow = Dictionary(uniqueKeysWithValues: builds.compactMap { build in
+            tally.figures(build: build, fromHour: firstHour).map { (build, $0) }
+        })
+        let chosen: Int
+        if let build = options.build {
+            chosen = build
+        } else if let newest = inWindow.values.filter(\.hasEnoughData).map(\.build).max() ?? inWindow.keys.max() {
+            chosen = newest
+        } else {
+            return nil
+        }
+        let current: BuildFigures
+        let coverage: String
+        var window: ClosedRange<Int64>? = firstHour * 3600...(lastHour * 3600 + 3599)
+        if let figures = inWindow[chosen] {
+            current = figures
+            coverage = options.days == 1 ? "last 24 h" : "last \(options.days) days"
+        } else if let figures = tally.figures(build: chosen) {
+            current = figures
+            coverage = "all its rows"
+            window = nil
+            stderr.write("note: build \(chosen) has no rows in the window; the report covers all its rows\n")
+        } else if let figures = summaries?.builds[chosen] {
+            current = figures
+            coverage = "stored summary"
+            window = nil
+            stderr.write("note: build \(chosen) has no rows; the report shows its stored summary\n")
+        } else {
+            stderr.write("note: no rows of build \(chosen) in the inputs or the summaries\n")
+            return nil
+        }
+        let earlier = known.values.filter { $0.build < chosen && $0.hasEnoughData }.sorted { $0.build < $1.build }
+        let previous = current.hasEnoughData ? earlier.last : nil
+        let history = current.hasEnoughData ? Array(earlier.suffix(4)) + [current] : [current]
+        var worst = WorstStacksTally()
+        for (part, hourTally) in stacks where part.build == chosen && (window == nil || part.hour >= firstHour) {
+            worst.merge(hourTally)
+        }
+        return SpeedReport(
+            current: current, previous: previous, history: history, days: options.days, window: window,
+            coverage: coverage, budgets: options.budgets, worstStacks: Array(worst.ranked(build: chosen).prefix(3)))
+    }
+
+    private mutating func key(of row: Row) -> CountedRow {
+        let user = row.user_id ?? ""
+        let index = users[user] ?? users.count
+        users[user] = index
+        let (high, low) = Self.uuidBits(row.row_key)
+        return CountedRow(user: index, high: high, low: low)
+    }
+
+    /// The 128 bits of a canonical UUID (the reader checked the form); anything else hashes apart.
+    static func uuidBits(_ text: String) -> (UInt64, UInt64) {
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        var digits = 0
+        for byte in text.utf8 where byte != UInt8(ascii: "-") {
+            let value: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte &- UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte &- UInt8(ascii: "a") &+ 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = byte &- UInt8(ascii: "A") &+ 10
+            default: return (UInt64(bitPattern: Int64(text.hashValue)), UInt64.max)
+            }
+            if digits < 16 { high = high << 4 | UInt64(value) } else { low = low << 4 | UInt64(value) }
+            digits += 1
+        }
+        return digits == 32 ? (high, low) : (UInt64(bitPattern: Int64(text.hashValue)), UInt64.max)
+    }
+}

@@ -1,0 +1,142 @@
+import PayloadDecode
+
+/// One interval's merged histogram: the 18 bucket counts of the `yui_perf` table and the largest
+/// sample, so p50 and p95 come from the merged counts (docs/report.md, "Merging").
+public struct IntervalFigures: Codable, Sendable, Equatable {
+    public var counts: [Int]
+    public var max: Double?
+
+    public init(counts: [Int] = [Int](repeating: 0, count: 18), max: Double? = nil) {
+        self.counts = counts
+        self.max = max
+    }
+
+    public var n: Int { counts.reduce(0, +) }
+    public var p50: Double? { histogram.percentile(0.5) }
+    public var p95: Double? { histogram.percentile(0.95) }
+
+    private var histogram: BucketHistogram { BucketHistogram(counts: counts, max: max) }
+
+    /// Adds counts; the merged max is the larger one.
+    mutating func merge(_ other: IntervalFigures) {
+        for index in counts.indices where index < other.counts.count { counts[index] += other.counts[index] }
+        if let otherMax = other.max { max = Swift.max(max ?? otherMax, otherMax) }
+    }
+}
+
+/// Everything the report says about one build, kept as sums so that figures from several rows,
+/// hours, inputs or runs merge by adding. The summaries file stores it as it is (`Codable`), so a
+/// build stays comparable after its rows are deleted.
+///
+/// The derived figures (rates, peaks, percentiles) are computed from the sums on demand; the
+/// rules behind each are in docs/report.md.
+public struct BuildFigures: Codable, Sendable, Equatable {
+    public var build: Int
+    /// Rows counted (after duplicates were dropped).
+    public var rows = 0
+    /// Interval histograms by name: the phone's `interval` rows and MetricKit's `launch_mk` and
+    /// `resume_mk`.
+    public var intervals: [String: IntervalFigures] = [:]
+    /// Phones seen, as `user/device` (rows carry no phone identifier; docs/report.md, "Phones").
+    public var phones: [String] = []
+    /// Σ `fg_time` seconds.
+    public var foregroundSeconds = 0.0
+    /// Σ `n` of `mem_footprint` rows: one sample every 30 s in the foreground.
+    public var memorySamples = 0
+    /// Σ rate × weight and Σ weight (foreground hours of the payload) of `hang_rate` rows.
+    public var hangSecondsWeighted = 0.0
+    public var hangHours = 0.0
+    /// The same for `hitch_ratio` (ms/s).
+    public var hitchWeighted = 0.0
+    public var hitchHours = 0.0
+    /// Σ `cpu_time` seconds and Σ foreground seconds of the payloads that carried one.
+    public var cpuSeconds = 0.0
+    public var cpuForegroundSeconds = 0.0
+    /// Hangs of 1 s or more: counted in `hang_rate` histograms and in `hang` diagnostics. The two
+    /// overlap (a diagnosed hang is also in the histogram), so the figure is the larger one.
+    public var longHangsInHistograms = 0
+    public var longHangsDiagnosed = 0
+    /// Largest `mem_peak` value or `mem_footprint` max, MB.
+    public var memoryPeak: Double?
+    /// Σ median × samples and Σ samples of `mem_footprint` rows (the steady level, MB).
+    public var steadyWeighted = 0.0
+    public var steadySamples = 0
+    /// The newest `mem_growth` row: its period end (seconds since 1970) and MB.
+    public var growthAt: Int64?
+    public var growth: Double?
+    /// Σ `mem_warning` values.
+    public var memoryWarnings = 0.0
+    public var crashes = 0
+    public var hangDiagnostics = 0
+    /// Signatures of the build's crashes (symbolicated), to tell a new crash from an old one.
+    public var crashSignatures: [String] = []
+
+    public init(build: Int) {
+        self.build = build
+    }
+
+    // MARK: Derived figures
+
+    public var foregroundHours: Double {
+        Swift.max(foregroundSeconds, Double(memorySamples) * 30) / 3600
+    }
+
+    /// Enough data (docs/report.md): any interval with 20 samples or more, or 2 foreground hours.
+    public var hasEnoughData: Bool {
+        foregroundHours >= ReportRules.enoughForegroundHours
+            || intervals.values.contains { $0.n >= ReportRules.enoughSamples }
+    }
+
+    /// Rates need 2 foreground hours (seed section 7: "2 foreground hours for rates").
+    public var hasEnoughForRates: Bool { foregroundHours >= ReportRules.enoughForegroundHours }
+
+    /// Hang seconds per foreground hour.
+    public var hangRate: Double? { hangHours > 0 ? hangSecondsWeighted / hangHours : nil }
+    /// Scroll hitch ms per s.
+    public var hitchRatio: Double? { hitchHours > 0 ? hitchWeighted / hitchHours : nil }
+    public var longHangs: Int { Swift.max(longHangsInHistograms, longHangsDiagnosed) }
+    /// Steady memory, MB: the sample-weighted mean of the periods' medians.
+    public var steadyMemory: Double? { steadySamples > 0 ? steadyWeighted / Double(steadySamples) : nil }
+    /// CPU time per foreground second, in percent.
+    public var cpuPercent: Double? { cpuForegroundSeconds > 0 ? cpuSeconds / cpuForegroundSeconds * 100 : nil }
+
+    // MARK: Merging
+
+    /// Adds another part of the same build (another hour, another input, a stored summary).
+    public mutating func merge(_ other: BuildFigures) {
+        rows += other.rows
+        for (name, figures) in other.intervals { intervals[name, default: IntervalFigures()].merge(figures) }
+        phones = Array(Set(phones).union(other.phones)).sorted()
+        foregroundSeconds += other.foregroundSeconds
+        memorySamples += other.memorySamples
+        hangSecondsWeighted += other.hangSecondsWeighted
+        hangHours += other.hangHours
+        hitchWeighted += other.hitchWeighted
+        hitchHours += other.hitchHours
+        cpuSeconds += other.cpuSeconds
+        cpuForegroundSeconds += other.cpuForegroundSeconds
+        longHangsInHistograms += other.longHangsInHistograms
+        longHangsDiagnosed += other.longHangsDiagnosed
+        if let peak = other.memoryPeak { memoryPeak = Swift.max(memoryPeak ?? peak, peak) }
+        steadyWeighted += other.steadyWeighted
+        steadySamples += other.steadySamples
+        if let at = other.growthAt, at >= (growthAt ?? Int64.min) {
+            growthAt = at
+            growth = other.growth
+        }
+        memoryWarnings += other.memoryWarnings
+        crashes += other.crashes
+        hangDiagnostics += other.hangDiagnostics
+        if !other.crashSignatures.isEmpty {
+            crashSignatures = Array(Set(crashSignatures).union(other.crashSignatures)).sorted()
+        }
+    }
+
+    /// Adds a crash's signature (kept sorted and unique, so the summaries file is stable).
+    public mutating func addCrashSignature(_ signature: String) {
+        if !crashSignatures.contains(signature) {
+            crashSignatures.append(signature)
+            crashSignatures.sort()
+        }
+    }
+}

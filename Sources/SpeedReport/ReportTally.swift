@@ -1,0 +1,144 @@
+import PayloadDecode
+
+/// Sums rows into per-build figures as they stream in, one part per build and UTC hour of the
+/// rows' period end, so the report's window (`--days`) can be cut after every row is read without
+/// keeping the rows.
+///
+/// Rates are weighted by foreground time, and a payload's rate rows (`hang_rate`, `hitch_ratio`,
+/// `cpu_time`) only learn their weight from the same payload's `fg_time` row, which may come
+/// before or after them: they wait in `payloads` until `finish()`.
+public struct ReportTally: Sendable {
+    struct Part: Hashable, Sendable {
+        var build: Int
+        var hour: Int64
+    }
+
+    /// The rows of one payload that need its foreground time.
+    struct PayloadRates: Sendable {
+        var part: Part
+        var foregroundSeconds: Double?
+        var hangRate: Double?
+        var hitchRatio: Double?
+        var cpuSeconds: Double?
+    }
+
+    private(set) var parts: [Part: BuildFigures] = [:]
+    private var payloads: [String: PayloadRates] = [:]
+    /// The newest period end of any row, seconds since 1970.
+    public private(set) var newestPeriodEnd: Int64?
+
+    public init() {}
+
+    /// Builds that have rows, newest first.
+    public var builds: [Int] { Set(parts.keys.map(\.build)).sorted(by: >) }
+
+    /// The hour (since 1970) a row belongs to: that of its period end.
+    public static func hour(of row: Row) -> Int64 {
+        (Timestamp.parseISO(row.period_end) ?? 0) / 3600
+    }
+
+    public mutating func add(_ row: Row) {
+        let end = Timestamp.parseISO(row.period_end) ?? 0
+        newestPeriodEnd = Swift.max(newestPeriodEnd ?? end, end)
+        let part = Part(build: row.app_build, hour: end / 3600)
+        var figures = parts[part] ?? BuildFigures(build: row.app_build)
+        figures.rows += 1
+        let phone = "\(row.user_id ?? "")/\(row.device)"
+        if figures.phones.last != phone, !figures.phones.contains(phone) {
+            figures.phones.append(phone)
+            figures.phones.sort()
+        }
+        switch (row.kind, row.name) {
+        case ("interval", _), ("metrics", "launch_mk"), ("metrics", "resume_mk"):
+            if let buckets = row.buckets {
+                figures.intervals[row.name, default: IntervalFigures()].merge(IntervalFigures(counts: buckets, max: row.max))
+            }
+        case ("metrics", "fg_time"):
+            if let seconds = row.value, seconds > 0 {
+                figures.foregroundSeconds += seconds
+                updatePayload(row, part) { $0.foregroundSeconds = ($0.foregroundSeconds ?? 0) + seconds }
+            }
+        case ("metrics", "hang_rate"):
+            if let buckets = row.buckets { figures.longHangsInHistograms += buckets.dropFirst(ReportRules.longHangBucket).reduce(0, +) }
+            if let rate = row.value { updatePayload(row, part) { $0.hangRate = rate } }
+        case ("metrics", "hitch_ratio"):
+            if let ratio = row.value { updatePayload(row, part) { $0.hitchRatio = ratio } }
+        case ("metrics", "cpu_time"):
+            if let seconds = row.value { updatePayload(row, part) { $0.cpuSeconds = seconds } }
+        case ("metrics", "mem_peak"):
+            if let megabytes = row.value { figures.memoryPeak = Swift.max(figures.memoryPeak ?? megabytes, megabytes) }
+        case ("memory", "mem_footprint"):
+            figures.memorySamples += row.n
+            if let median = row.value ?? row.p50 {
+                let weight = Swift.max(row.n, 1)
+                figures.steadyWeighted += median * Double(weight)
+                figures.steadySamples += weight
+            }
+            if let peak = row.max ?? row.value { figures.memoryPeak = Swift.max(figures.memoryPeak ?? peak, peak) }
+        case ("memory", "mem_warning"):
+            figures.memoryWarnings += row.value ?? Double(row.n)
+        case ("memory", "mem_growth"):
+            if let megabytes = row.value, end >= (figures.growthAt ?? Int64.min) {
+                figures.growthAt = end
+                figures.growth = megabytes
+            }
+        case ("diagnostic", "crash"):
+            figures.crashes += 1
+        case ("diagnostic", "hang"):
+            figures.hangDiagnostics += 1
+            if let seconds = row.value, seconds >= ReportRules.longHangSeconds { figures.longHangsDiagnosed += 1 }
+        default:
+            break
+        }
+        parts[part] = figures
+    }
+
+    /// Records the signature of a crash row already added.
+    public mutating func addCrashSignature(_ signature: String, of row: Row) {
+        let part = Part(build: row.app_build, hour: Self.hour(of: row))
+        parts[part, default: BuildFigures(build: row.app_build)].addCrashSignature(signature)
+    }
+
+    /// Weighs every payload's rates by its foreground hours. Call once, after the last row.
+    public mutating func finish() {
+        for rates in payloads.values {
+            var figures = parts[rates.part] ?? BuildFigures(build: rates.part.build)
+            // A rate without its payload's foreground time (a row file that kept only some rows)
+            // weighs one hour: docs/report.md, "Rates".
+            let hours = rates.foregroundSeconds.map { $0 / 3600 } ?? 1
+            if let rate = rates.hangRate {
+                figures.hangSecondsWeighted += rate * hours
+                figures.hangHours += hours
+            }
+            if let ratio = rates.hitchRatio {
+                figures.hitchWeighted += ratio * hours
+                figures.hitchHours += hours
+            }
+            if let cpu = rates.cpuSeconds, let foreground = rates.foregroundSeconds {
+                figures.cpuSeconds += cpu
+                figures.cpuForegroundSeconds += foreground
+            }
+            parts[rates.part] = figures
+        }
+        payloads = [:]
+    }
+
+    /// A build's figures over the hours from `firstHour` on (every hour when `nil`), or `nil` when it
+    /// has no row there.
+    public func figures(build: Int, fromHour firstHour: Int64? = nil) -> BuildFigures? {
+        var merged: BuildFigures?
+        for (part, figures) in parts where part.build == build && part.hour >= (firstHour ?? Int64.min) {
+            if merged == nil { merged = BuildFigures(build: build) }
+            merged!.merge(figures)
+        }
+        return merged
+    }
+
+    private mutating func updatePayload(_ row: Row, _ part: Part, _ change: (inout PayloadRates) -> Void) {
+        // The rows of one payload share all of these; two phones' payloads never do (user, device).
+        let key = "\(row.user_id ?? "")|\(row.app_build)|\(row.app_version)|\(row.os)|\(row.device)|\(row.period_start)|\(row.period_end)"
+        var rates = payloads[key] ?? PayloadRates(part: part)
+        change(&rates)
+        payloads[key] = rates
+    }
+}

@@ -1,0 +1,96 @@
+import StackSignature
+
+/// The plain-text report, laid out as seed section 6 prints it.
+public enum ReportText {
+    public static func render(_ report: SpeedReport) -> String {
+        var out = header(report) + "\n\n"
+        let lines = report.intervalLines
+        if lines.isEmpty {
+            out += "no interval rows in this build\n"
+        } else {
+            out += intervalTable(lines, previous: report.previous?.build)
+        }
+        out += "\n" + rateLines(report)
+        out += "\nworst stacks (build \(report.build))\n"
+        if report.worstStacks.isEmpty { out += "  no hangs or crashes\n" }
+        for (rank, group) in report.worstStacks.enumerated() {
+            out += "  \(rank + 1). \(group.kind.rawValue) \(WorstStacksReport.seconds(group.weight)) s x\(group.count)   \(group.signature.text)\n"
+        }
+        if !report.current.hasEnoughData {
+            out +=
+                "\nnote: build \(report.build) has too little data to compare (no interval with \(ReportRules.enoughSamples) samples, under \(Format.whole(ReportRules.enoughForegroundHours)) foreground hours)\n"
+        } else if report.previous == nil {
+            out += "\nnote: no earlier build with enough data to compare with\n"
+        }
+        return out
+    }
+
+    /// `Yui speed, build 125 vs 124 (last 24 h, 3 phones, 11.2 foreground hours)`
+    static func header(_ report: SpeedReport) -> String {
+        let versus = report.previous.map { " vs \($0.build)" } ?? ""
+        let phones = report.current.phones.count == 1 ? "1 phone" : "\(report.current.phones.count) phones"
+        return "Yui speed, build \(report.build)\(versus) (\(report.coverage), \(phones), \(Format.tenths(report.current.foregroundHours)) foreground hours)"
+    }
+
+    static func intervalTable(_ lines: [SpeedReport.IntervalLine], previous: Int?) -> String {
+        let nameWidth = max(20, (lines.map(\.name.count).max() ?? 0) + 2)
+        let nWidth = max(4, lines.map { String($0.n).count }.max() ?? 0)
+        var out = pad("interval", nameWidth) + pad("n", nWidth) + "   " + pad("p50", 7) + pad("p95", 6) + "budget p95"
+        if let previous { out += "   vs \(previous)" }
+        out += "\n"
+        for line in lines {
+            var text = pad(line.name, nameWidth) + padLeft(String(line.n), nWidth) + "   "
+            text += pad(line.p50.map(Format.whole) ?? "-", 7) + pad(line.p95.map(Format.whole) ?? "-", 6)
+            text += pad(line.budget.map(Format.number) ?? "-", 5) + pad(line.over ? "OVER" : "", 8)
+            if previous != nil {
+                let delta = line.deltaP95.map { "p95 " + Format.signed(String($0)) } ?? "-"
+                text += line.worse ? pad(delta, 9) + "WORSE" : delta
+            }
+            out += trimmed(text) + "\n"
+        }
+        return out
+    }
+
+    static func rateLines(_ report: SpeedReport) -> String {
+        let current = report.current
+        let previous = report.previous
+        func versus(_ old: Double?, _ format: (Double) -> String) -> String {
+            guard let previous, let old else { return "" }
+            return " (\(previous.build): \(format(old)))"
+        }
+        func worse(_ whats: String...) -> String {
+            whats.contains(where: report.isWorse) ? "  WORSE" : ""
+        }
+        var out = ""
+        let hangs = current.hangRate.map { "\(Format.tenths($0)) s/h" + versus(previous?.hangRate, Format.tenths) } ?? "-"
+        out += pad("hangs", 15) + pad(hangs, 22) + "long hangs \(current.longHangs)" + worse("hangs", "long_hangs") + "\n"
+        let hitches = current.hitchRatio.map { "\(Format.tenths($0)) ms/s" + versus(previous?.hitchRatio, Format.tenths) } ?? "-"
+        out += trimmed(pad("scroll hitches", 15) + hitches + worse("hitches")) + "\n"
+        let peak = current.memoryPeak.map { "\(Format.whole($0)) MB" + versus(previous?.memoryPeak, Format.whole) } ?? "-"
+        out += pad("memory peak", 15) + pad(peak, 22)
+        out += "steady " + (current.steadyMemory.map { "\(Format.whole($0)) MB" } ?? "-") + "   "
+        out += "30-min growth " + (current.growth.map { "\(Format.whole($0)) MB" } ?? "-") + "   "
+        out += "warnings \(Format.number(current.memoryWarnings))" + worse("memory_peak", "memory_steady") + "\n"
+        out += pad("cpu idle", 15) + (current.cpuPercent.map { "\(Format.tenths($0))%" } ?? "-") + "\n"
+        var crashes = pad("crashes", 15) + "\(current.crashes)"
+        let new = report.newCrashSignatures
+        if !new.isEmpty { crashes += "  WORSE, new: " + new.joined(separator: "; ") }
+        out += crashes + "\n"
+        return out
+    }
+
+    static func pad(_ text: String, _ width: Int) -> String {
+        // A value wider than its column still keeps one space before the next.
+        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+    }
+
+    static func padLeft(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
+    }
+
+    static func trimmed(_ text: String) -> String {
+        var text = Substring(text)
+        while text.last == " " { text = text.dropLast() }
+        return String(text)
+    }
+}

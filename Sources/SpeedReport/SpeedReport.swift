@@ -1,0 +1,87 @@
+import StackSignature
+
+/// The daily speed report of one build against the previous build with enough data (seed
+/// sections 6 to 8): every figure the text, `--json`, `--briefing` and `--yl` outputs show.
+public struct SpeedReport: Sendable {
+    /// The reported build's figures over the window.
+    public var current: BuildFigures
+    /// The build it is compared with: the newest earlier build with enough data, or `nil`.
+    public var previous: BuildFigures?
+    /// The last builds with enough data, oldest first, ending with `current` (at most five): the
+    /// panel's sparks and chart.
+    public var history: [BuildFigures]
+    /// `--days`.
+    public var days: Int
+    /// The window's first and last second (since 1970); `nil` when the build's figures are not from
+    /// the window (`--build` of a build with no rows in it: all its rows, or its stored summary).
+    public var window: ClosedRange<Int64>?
+    /// What the figures cover, for the header: `last 24 h`, `last 7 days`, `all its rows`, `stored summary`.
+    public var coverage: String
+    public var budgets: ReportBudgets
+    /// The build's heaviest hang and crash signatures over the window, heaviest first.
+    public var worstStacks: [SignatureGroup]
+    public let regressions: [Regression]
+    /// The briefing's one line, or `nil` on a good or unchanged day.
+    public let briefing: String?
+
+    public init(
+        current: BuildFigures, previous: BuildFigures?, history: [BuildFigures], days: Int, window: ClosedRange<Int64>?,
+        coverage: String, budgets: ReportBudgets, worstStacks: [SignatureGroup]
+    ) {
+        self.current = current
+        self.previous = previous
+        self.history = history
+        self.days = days
+        self.window = window
+        self.coverage = coverage
+        self.budgets = budgets
+        self.worstStacks = worstStacks
+        regressions = previous.map { BuildComparison.regressions(current: current, previous: $0, budgets: budgets) } ?? []
+        briefing = BuildComparison.briefing(build: current.build, regressions: regressions)
+    }
+
+    public var build: Int { current.build }
+
+    /// One line of the interval table.
+    public struct IntervalLine: Sendable, Equatable {
+        public var name: String
+        public var n: Int
+        /// `nil` when the interval has fewer than 20 samples: the report prints `-`.
+        public var p50: Double?
+        public var p95: Double?
+        public var budget: Double?
+        public var over: Bool
+        /// p95 minus the previous build's, both as printed (whole ms), so the column adds up with
+        /// the numbers beside it; `nil` when either build has fewer than 20 samples.
+        public var deltaP95: Int?
+        public var worse: Bool
+    }
+
+    /// The interval table: every interval with rows in this build or the previous one, budgeted
+    /// intervals first in the seed's order.
+    public var intervalLines: [IntervalLine] {
+        BuildComparison.intervalNames(current, previous, budgets).map { name in
+            let figures = current.intervals[name] ?? IntervalFigures()
+            let enough = figures.n >= ReportRules.enoughSamples
+            let p95 = enough ? figures.p95 : nil
+            let budget = budgets.budget(interval: name)
+            var delta: Int?
+            if let p95, let old = previous?.intervals[name], old.n >= ReportRules.enoughSamples, let oldP95 = old.p95 {
+                delta = Int(Format.whole(p95))! - Int(Format.whole(oldP95))!
+            }
+            return IntervalLine(
+                name: name, n: figures.n, p50: enough ? figures.p50 : nil, p95: p95, budget: budget,
+                over: p95.map { p95 in budget.map { p95 > $0 } ?? false } ?? false, deltaP95: delta,
+                worse: regressions.contains { $0.what == "interval:\(name)" })
+        }
+    }
+
+    /// Crash signatures this build has and the previous one did not (named ones only).
+    public var newCrashSignatures: [String] {
+        regressions.filter { $0.what == "crash" }.compactMap { regression in
+            current.crashSignatures.first { regression.text == "has a new crash (\($0))" }
+        }
+    }
+
+    func isWorse(_ what: String) -> Bool { regressions.contains { $0.what == what } }
+}
