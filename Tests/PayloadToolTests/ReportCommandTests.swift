@@ -1,0 +1,280 @@
+import Foundation
+import PayloadTool
+import RowStore
+import Testing
+
+/// The shipped report sample (samples/report/rows.jsonl, made by samples/report/make-rows.py) and
+/// a summaries file of the test's own, so no test reads or writes ~/.yui-perf-builds.json.
+struct ReportSample {
+    static let rows = TopFixtures.repository.appendingPathComponent("samples/report/rows.jsonl").path
+    static let dsyms = TopFixtures.repository.appendingPathComponent("samples/dsyms").path
+    static let expected = TopFixtures.repository.appendingPathComponent("Tests/Fixtures/report")
+
+    let folder: URL
+    var summaries: String { folder.appendingPathComponent("builds.json").path }
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("yui-report-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: folder) }
+
+    func run(_ arguments: [String], inputs: [String] = [ReportSample.rows]) -> (status: Int32, stdout: String, stderr: String) {
+        TopHarness.run(["report", "--dsyms", Self.dsyms, "--summaries", summaries] + arguments + inputs)
+    }
+
+    static func expected(_ name: String) throws -> String {
+        try String(contentsOf: expected.appendingPathComponent(name), encoding: .utf8)
+    }
+
+    /// The sample's rows without the given builds, as a file in the test's folder.
+    func rows(without builds: Set<Int>) throws -> String {
+        let lines = try String(contentsOfFile: Self.rows, encoding: .utf8).split(separator: "\n").filter { line in
+            !builds.contains { line.contains("\"app_build\":\($0),") }
+        }
+        let path = folder.appendingPathComponent("rows-\(builds.sorted()).jsonl").path
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+}
+
+@Suite struct ReportGolden {
+    /// Seed section 6's example, build 125 against 124: the same numbers, OVER and WORSE marks.
+    /// The expected file is the seed's text with the two intervals under 20 samples printing `-`
+    /// and the signatures of the YuiApp test build (docs/report.md says why).
+    @Test func reproducesTheSeedsExampleReport() throws {
+        let sample = try ReportSample()
+        defer { sample.remove() }
+        let run = sample.run([])
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(run.stderr.isEmpty)
+        #expect(run.stdout == (try ReportSample.expected("build-125.txt")))
+    }
+
+    /// Seed section 7's briefing line, and section 8's panel lines over builds 121 to 125.
+    @Test func briefingAndPanelLinesAreTheSeeds() throws {
+        let sample = try ReportSample()
+        defer { sample.remove() }
+        let briefing = sample.run(["--briefing"])
+        #expect(briefing.status == 0)
+        #expect(briefing.stdout == (try ReportSample.expected("build-125.briefing")))
+        let panel = sample.run(["--yl"])
+        #expect(panel.status == 0)
+        #expect(panel.stdout == (try ReportSample.expected("build-125.yl")))
+    }
+
+    /// On a day when nothing got worse the briefing prints nothing, and still exits 0.
+    @Test func briefingIsSilentOnAGoodDay() throws {
+        let sample = try ReportSample()
+        defer { sample.remove() }
+        // Build 124 against 123: typing and send went down, arrive -2 ms, rates down.
+        let run = sample.run(["--briefing", "--build", "124"])
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test func jsonCarriesWhatTheTextShows() throws {
+        let sample = try ReportSample()
+        defer { sample.remove() }
+        let run = sample.run(["--json"])
+        #expect(run.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        #expect(object["build"] as? Int == 125)
+        #expect(object["previous"] as? Int == 124)
+        let intervals = try #require(object["intervals"] as? [[String: Any]])
+        #expect(intervals.count == 8)
+        let arrive = try #require(intervals.first { $0["name"] as? String == "arrive_drawn" })
+        #expect(arrive["n"] as? Int == 198)
+        #expect((arrive["p95"] as? Double).map { $0.rounded() } == 172)
+        #expect(arrive["budget"] as? Double == 150)
+        #expect(arrive["over"] as? Bool == true)
+        #expect(arrive["delta_p95"] as? Int == 44)
+        #expect(arrive["worse"] as? Bool == true)
+        let cold = try #require(intervals.first { $0["name"] as? String == "thread_open_cold" })
+        #expect(cold["p95"] is NSNull)
+        #expect(cold["delta_p95"] is NSNull)
+        let hangs = try #require(object["hangs"] as? [String: Any])
+        #expect((hangs["value"] as? Double).map { ($0 * 10).rounded() / 10 } == 0.8)
+        #expect(hangs["long"] as? Int == 0)
+        let memory = try #require(object["memory"] as? [String: Any])
+        #expect(memory["peak"] as? Double == 212)
+        #expect(memory["growth_30min"] as? Double == 6)
+        let worse = try #require(object["worse"] as? [[String: Any]])
+        #expect(worse.map { $0["what"] as? String } == ["interval:arrive_drawn"])
+        #expect(object["briefing"] as? String == (try ReportSample.expected("build-125.briefing")).trimmingCharacters(in: .newlines))
+        let stacks = try #require(object["worst_stacks"] as? [[String: Any]])
+        #expect(stacks.first?["count"] as? Int == 3)
+        for key in ["hitches", "crashes", "cpu", "days", "phones", "foreground_hours", "history"] {
+            #expect(object[key] != nil, "key \(key)")
+        }
+    }
+}
+
+@Suite struct ReportSummaries {
+    /// Seed section 6: a build stays comparable after its rows are deleted at 90 days.
+    @Test func aBuildStaysComparableAfterItsRowsAreGone() throws {
+        let sample = try ReportSample()
+        defer { sample.remove() }
+        let first = sample.run([])
+        #expect(first.status == 0)
+        let stored = try String(contentsOfFile: sample.summaries, encoding: .utf8)
+        #expect(stored.contains("\"124\""))
+        let without124 = try sample.rows(without: [121, 122, 123, 124])
+        let second = sample.run([], inputs: [without124])
+        #expect(second.status == 0, "stderr: \(second.stderr)")
+        #expect(second.stdout == first.stdout)
+        let panel = sample.run(["--yl"], inputs: [without124])
+        #expect(panel.stdout == (try ReportSample.expected("build-125.yl")))
+    }
+
+    /// Without the summaries and without the rows, there is nothing to compare with.
+    @Test func withoutSummariesOrRowsNothingIsCompared() throws {
+        let sample = try ReportSample()
+        defer { sample.remove() }
+        let run = sample.run([], inputs: [try sample.rows(without: [121, 122, 123, 124])])
+        #expect(run.status == 0)
+        #expect(run.stdout.hasPrefix("Yui speed, build 125 (last 24 h, 3 phones, 11.2 foreground hours)\n"))
+        #expect(run.stdout.contains("note: no earlier build with enough data to compare with"))
+        #expect(!run.stdout.contains("WORSE"))
+    }
+
+    /// The file is merged, never truncated: builds this run did not see stay, and a run that saw
+    /// fewer rows of a build does not thin its summary.
+    @Test func theFileIsMergedNotTruncated() throws {
+        let sample = try ReportSample()
+        defer { sample.remove() }
+        _ = sample.run([])
+        let full = try String(contentsOfFile: sample.summaries, encoding: .utf8)
+        _ = sample.run([], inputs: [try sample.rows(without: [121, 122, 123, 124])])
+        #expect(try String(contentsOfFile: sample.summaries, encoding: .utf8) == full)
+        for build in 121...125 { #expect(full.contains("\"\(build)\"")) }
+    }
+
+    /// A summaries file that is not one is named, left alone, and the report still comes out.
+    @Test func aBrokenSummariesFileIsNamedAndKept() throws {
+        let sample = try ReportSample()
+        defer { sample.remove() }
+        try "{not json".write(toFile: sample.summaries, atomically: true, encoding: .utf8)
+        let run = sample.run([])
+        #expect(run.status == 0)
+        #expect(run.stderr.contains("warning: \(sample.summaries): not a build summaries file"))
+        #expect(run.stdout == (try ReportSample.expected("build-125.txt")))
+        #expect(try String(contentsOfFile: sample.summaries, encoding: .utf8) == "{not json")
+    }
+}
+
+@Suite struct ReportCommandLine {
+    @Test(arguments: [
+        (["report"], "Missing input"),
+        (["report", "--json", "--yl", "x"], "cannot be used together"),
+        (["report", "--days", "0", "x"], "--days"),
+        (["report", "--build", "../../etc", "x"], "--build"),
+        (["report", "--db", "postgresql://localhost/x"], "--user"),
+        (["report", "--budgets", "/nonexistent/budgets.json", "x"], "--budgets"),
+    ])
+    func usageErrorsExit64(arguments: [String], mention: String) {
+        let run = TopHarness.run(arguments)
+        #expect(run.status == 64)
+        #expect(run.stderr.contains(mention), "stderr: \(run.stderr)")
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test func helpListsEveryOption() {
+        let run = TopHarness.run(["report", "--help"])
+        #expect(run.status == 0)
+        for option in ["--days", "--build", "--json", "--briefing", "--yl", "--db", "--user", "--budgets", "--summaries", "--dsyms"] {
+            #expect(run.stdout.contains(option), "help lacks \(option)")
+        }
+    }
+
+    /// A bad input is named, the others are still read, the run exits 1.
+    @Test func aBadInputIsNamedAndTheRestReported() throws {
+        let sample = try ReportSample()
+        defer { sample.remove() }
+        let broken = sample.folder.appendingPathComponent("broken.json").path
+        try "{\"metaData\": ".write(toFile: broken, atomically: true, encoding: .utf8)
+        let run = sample.run([], inputs: [broken, ReportSample.rows])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("error: \(broken)"))
+        #expect(run.stdout == (try ReportSample.expected("build-125.txt")))
+    }
+
+    /// `--budgets` replaces the seed's: with arrive at 200 ms, 172 is no longer OVER, but the
+    /// 34% rise is still WORSE.
+    @Test func budgetsFileReplacesTheSeeds() throws {
+        let sample = try ReportSample()
+        defer { sample.remove() }
+        let budgets = sample.folder.appendingPathComponent("budgets.json").path
+        try #"{"intervals": {"arrive_drawn": 200}, "memory_mb": 250}"#.write(toFile: budgets, atomically: true, encoding: .utf8)
+        let run = sample.run(["--budgets", budgets])
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(run.stdout.contains("arrive_drawn         198   38     172   200          p95 +44  WORSE\n"))
+        let bad = sample.folder.appendingPathComponent("bad.json").path
+        try #"{"intervals": {"arrive_drawn": "fast"}}"#.write(toFile: bad, atomically: true, encoding: .utf8)
+        let refused = sample.run(["--budgets", bad])
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("intervals.arrive_drawn: not a positive number"))
+    }
+
+    /// A window that holds only build 124's last day makes 124 the report's build.
+    @Test func daysWidenTheWindow() throws {
+        let sample = try ReportSample()
+        defer { sample.remove() }
+        let week = sample.run(["--days", "7"])
+        #expect(week.stdout.hasPrefix("Yui speed, build 125 vs 124 (last 7 days, 3 phones, 11.2 foreground hours)"))
+        let older = sample.run(["--build", "123"])
+        #expect(older.stdout.hasPrefix("Yui speed, build 123 vs 122 (all its rows, 3 phones, 9.0 foreground hours)"))
+        #expect(older.stderr.contains("note: build 123 has no rows in the window"))
+    }
+}
+
+/// `report --db` reads as the owner's connector: row level security decides what it sees.
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["YUI_PERF_SKIP_DB"] != "1"))
+struct ReportFromTheDatabase {
+    static let owner = "0b9c7d3e-1f2a-4b5c-8d6e-7f8091a2b3c4"
+    static let stranger = "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+
+    @Test func givesTheSameReportAsTheFilesAndHidesOtherUsersRows() throws {
+        let (url, drop) = try TopFromTheDatabase.migratedDatabase()
+        defer { drop() }
+        let sample = try ReportSample()
+        defer { sample.remove() }
+        // The stranger's rows: the same rows of build 125 with a far worse arrive_drawn and new
+        // keys, under another user.
+        let text = try String(contentsOfFile: ReportSample.rows, encoding: .utf8)
+        var strangerLines: [String] = []
+        for line in text.split(separator: "\n") where line.contains("\"app_build\":125,") {
+            var object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            object["user_id"] = Self.stranger
+            object["row_key"] = UUID().uuidString.lowercased()
+            if object["name"] as? String == "arrive_drawn" { object["buckets"] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 40, 0, 0, 0] }
+            if object["name"] as? String == "arrive_drawn" { object["max"] = 900.0 }
+            strangerLines.append(String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self))
+        }
+        let strangerRows = sample.folder.appendingPathComponent("stranger.jsonl").path
+        try (strangerLines.joined(separator: "\n") + "\n").write(toFile: strangerRows, atomically: true, encoding: .utf8)
+        let load = TopHarness.run(["load", "--db", url, "--create-users", ReportSample.rows, strangerRows])
+        #expect(load.status == 0, "stderr: \(load.stderr)")
+
+        for mode in [[], ["--json"], ["--yl"], ["--briefing"]] {
+            let fromFiles = ReportSample.init(folder: sample.folder, name: "files").run(mode)
+            let fromDatabase = ReportSample.init(folder: sample.folder, name: "db").run(mode + ["--db", url, "--user", Self.owner], inputs: [])
+            #expect(fromDatabase.status == 0, "stderr: \(fromDatabase.stderr)")
+            #expect(fromDatabase.stdout == fromFiles.stdout, "mode \(mode)")
+        }
+        let stranger = TopHarness.run(
+            ["report", "--summaries", sample.folder.appendingPathComponent("s.json").path, "--dsyms", ReportSample.dsyms, "--db", url, "--user", Self.stranger])
+        #expect(stranger.status == 0, "stderr: \(stranger.stderr)")
+        #expect(stranger.stdout.contains("arrive_drawn"))
+        #expect(!stranger.stdout.contains(" 172 "))
+    }
+}
+
+extension ReportSample {
+    /// A second summaries file in the same folder, so two runs compared with each other start alike.
+    init(folder: URL, name: String) {
+        self.folder = folder.appendingPathComponent(name)
+        try? FileManager.default.createDirectory(at: self.folder, withIntermediateDirectories: true)
+    }
+}
