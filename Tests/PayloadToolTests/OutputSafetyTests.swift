@@ -12,7 +12,8 @@ import Testing
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("yui-output-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let samplesFolder = TopFixtures.repository.appendingPathComponent("samples")
-        samples = try FileManager.default.contentsOfDirectory(atPath: samplesFolder.path).sorted()
+        samples = try FileManager.default.contentsOfDirectory(atPath: samplesFolder.path)
+            .filter { $0.hasSuffix(".json") || $0.hasSuffix(".jsonl") }.sorted()
             .map { samplesFolder.appendingPathComponent($0).path }
     }
 

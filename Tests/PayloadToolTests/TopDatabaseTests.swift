@@ -34,7 +34,8 @@ struct TopFromTheDatabase {
         let (url, drop) = try Self.migratedDatabase()
         defer { drop() }
         let samplesFolder = TopFixtures.repository.appendingPathComponent("samples").path
-        let samples = try FileManager.default.contentsOfDirectory(atPath: samplesFolder).sorted().map { samplesFolder + "/" + $0 }
+        let samples = try FileManager.default.contentsOfDirectory(atPath: samplesFolder)
+            .filter { $0.hasSuffix(".json") || $0.hasSuffix(".jsonl") }.sorted().map { samplesFolder + "/" + $0 }
         let load = TopHarness.run(["load", "--db", url, "--user", Self.user, "--create-users"] + samples)
         #expect(load.status == 0, "stderr: \(load.stderr)")
         let fromFiles = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms, "--user", Self.user] + samples)
