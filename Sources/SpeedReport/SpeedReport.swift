@@ -67,7 +67,9 @@ public struct SpeedReport: Sendable {
             let budget = budgets.budget(interval: name)
             var delta: Int?
             if let p95, let old = previous?.intervals[name], old.n >= ReportRules.enoughSamples, let oldP95 = old.p95 {
-                delta = Int(Format.whole(p95))! - Int(Format.whole(oldP95))!
+                let (new, old) = (p95.rounded(.toNearestOrAwayFromZero), oldP95.rounded(.toNearestOrAwayFromZero))
+                // A forged row file can carry a p95 of 1e38 ms; such a delta is left out, not trapped on.
+                if abs(new) < 1e15, abs(old) < 1e15 { delta = Int(new) - Int(old) }
             }
             return IntervalLine(
                 name: name, n: figures.n, p50: enough ? figures.p50 : nil, p95: p95, budget: budget,

@@ -200,6 +200,27 @@ struct ReportSample {
         #expect(run.stdout == (try ReportSample.expected("build-125.txt")))
     }
 
+    /// Absurd but table-legal numbers (counts of 2^31-1, a max of 3e38 ms, 3e38 s of foreground
+    /// time) give a report, not a trap.
+    @Test func absurdNumbersDoNotTrap() throws {
+        let sample = try ReportSample()
+        defer { sample.remove() }
+        let lines = try String(contentsOfFile: ReportSample.rows, encoding: .utf8).split(separator: "\n").map { line -> String in
+            var object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
+            if object["buckets"] is [Any] { object["buckets"] = [Int](repeating: 2_147_483_647, count: 18) }
+            if object["max"] is NSNumber { object["max"] = 3e38 }
+            if object["value"] is NSNumber { object["value"] = 3e38 }
+            return String(decoding: (try? JSONSerialization.data(withJSONObject: object)) ?? Data(), as: UTF8.self)
+        }
+        let path = sample.folder.appendingPathComponent("absurd.jsonl").path
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        for mode in [[], ["--json"], ["--yl"], ["--briefing"]] {
+            let run = sample.run(mode, inputs: [path])
+            #expect(run.status == 0, "stderr: \(run.stderr)")
+            #expect(!run.stdout.isEmpty || mode == ["--briefing"])
+        }
+    }
+
     /// `--budgets` replaces the seed's: with arrive at 200 ms, 172 is no longer OVER, but the
     /// 34% rise is still WORSE.
     @Test func budgetsFileReplacesTheSeeds() throws {
