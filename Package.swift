@@ -41,7 +41,8 @@ let package = Package(
         .executableTarget(name: "payload-tool", dependencies: ["PayloadTool"]),
         .testTarget(name: "PayloadDecodeTests", dependencies: ["PayloadDecode"]),
         .testTarget(name: "StackSymbolizeTests", dependencies: ["StackSymbolize"]),
-        .testTarget(name: "PayloadToolTests", dependencies: ["PayloadTool", "PayloadDecode", "StackSymbolize", "RowStore"]),
+        .testTarget(
+            name: "PayloadToolTests", dependencies: ["PayloadTool", "PayloadDecode", "StackSymbolize", "RowStore", "SpeedReport"]),
         .testTarget(name: "StackSignatureTests", dependencies: ["StackSignature", "PayloadDecode", "StackSymbolize"]),
         .testTarget(name: "SpeedReportTests", dependencies: ["SpeedReport", "PayloadDecode", "StackSignature"]),
         .testTarget(name: "RowStoreTests", dependencies: ["RowStore", "PayloadDecode", "PayloadTool"]),

@@ -6,7 +6,7 @@ import StackSymbolize
 /// `payload-tool report`: the daily speed report, build against build (seed sections 6 to 8).
 enum ReportCommand {
     static let usage =
-        "Usage: payload-tool report [--days N] [--build B] [--json | --briefing | --yl] (FILE... | --db URL --user UUID)"
+        "Usage: payload-tool report [--days N] [--build B] [--json | --briefing | --yl] [--html FILE] (FILE... | --db URL --user UUID)"
 
     static let help = """
         OVERVIEW: The daily speed report: a build's intervals, hangs, hitches, memory, CPU, crashes
@@ -34,6 +34,9 @@ enum ReportCommand {
                                   worse.
           --yl                    Write the Speed panel's lines (stat@speed-*, chart@speed-p95,
                                   card@speed-worst).
+          --html FILE             Also write the report as one self-contained HTML page: the five
+                                  tiles, p95 by build, the tables, and an icicle graph of the hang
+                                  stacks behind each worst stack (no network needed to open it).
           --db URL                Read the rows from PostgreSQL as the owner's connector (role
                                   yui_connector, yui.uid set to --user): row level security applies.
           --user UUID             The owner (required with --db); for payload dumps, the user of
@@ -56,7 +59,7 @@ enum ReportCommand {
 
     static let options: [OptionSpec] =
         [
-            .value("--days"), .value("--build"), .flag("--json"), .flag("--briefing"), .flag("--yl"), .value("--db"),
+            .value("--days"), .value("--build"), .flag("--json"), .flag("--briefing"), .flag("--yl"), .value("--html"), .value("--db"),
             .value("--budgets"), .value("--summaries"), .value("--dsyms"), .value("--symbols", repeatable: true),
             .value("--app-image", repeatable: true), .value("--crash-weight"),
         ] + ConversionArguments.options
@@ -93,6 +96,8 @@ struct ReportOptions {
     var budgets = ReportBudgets.seed
     var summariesPath: String
     var ranking: TopOptions
+    /// `--html FILE`: the page, written whole or not at all.
+    var htmlPath: String?
 
     init(_ arguments: CommandArguments) throws(UsageError) {
         inputs = arguments.positionals
@@ -125,6 +130,8 @@ struct ReportOptions {
             throw UsageError(message: "Options \(outputs.map { "'\($0.0)'" }.joined(separator: ", ")) cannot be used together.")
         }
         output = outputs.first?.1 ?? .text
+        htmlPath = arguments.value("--html")
+        if htmlPath == "" { throw UsageError(message: "Option '--html' takes a file, not an empty string.") }
         if let path = arguments.value("--budgets") {
             guard let bytes = FileManager.default.contents(atPath: path) else {
                 throw UsageError(message: "Option '--budgets': cannot read '\(path)'.")

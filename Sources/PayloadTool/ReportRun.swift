@@ -59,6 +59,12 @@ struct ReportRun {
                 stderr.write("warning: \(error)\n")
             }
         }
+        if let path = options.htmlPath {
+            if let problem = Self.write(ReportHTML.render(report), to: path) {
+                stderr.write("error: --html: \(problem)\n")
+                failed = true
+            }
+        }
         switch options.output {
         case .text: stdout.write(ReportText.render(report))
         case .json: stdout.write(ReportJSON.render(report))
@@ -69,6 +75,23 @@ struct ReportRun {
     }
 }
 
+extension ReportRun {
+    /// Writes the page beside `path` and renames it into place, so a failed run leaves nothing half-written.
+    static func write(_ page: String, to path: String) -> String? {
+        let file: AtomicOutputFile
+        do {
+            file = try AtomicOutputFile(path: path)
+        } catch {
+            return "\(error)"
+        }
+        if let problem = file.write(Array(page.utf8)) {
+            file.discard()
+            return problem
+        }
+        return file.commit()
+    }
+}
+
 /// What `report` keeps while rows stream in: sums, never the rows.
 struct ReportReading {
     let options: ReportOptions
@@ -76,6 +99,8 @@ struct ReportReading {
     /// The symbolicated hangs and crashes per build and hour, so the worst stacks cover the window.
     var stacks: [HourOfBuild: WorstStacksTally] = [:]
     var ranking: TopRanking
+    /// With `--html`: the hang stacks per build and hour, as one tree per signature.
+    var flames: [HourOfBuild: [String: FlameTree]] = [:]
     /// (user, row key) of every row counted, 24 bytes each: a dump given twice, or a dump and the
     /// row file made from it, counts once, as the table stores it once.
     private var counted: Set<CountedRow> = []
@@ -107,7 +132,14 @@ struct ReportReading {
         guard let occurrence = ranking.occurrence(of: row, from: source, stderr: &stderr) else { return }
         let part = HourOfBuild(build: row.app_build, hour: ReportTally.hour(of: row))
         stacks[part, default: WorstStacksTally()].add(occurrence)
-        if occurrence.kind == .crash { tally.addCrashSignature(StackSignature(of: occurrence.stack).text, of: row) }
+        let signature = StackSignature(of: occurrence.stack).text
+        if occurrence.kind == .crash { tally.addCrashSignature(signature, of: row) }
+        if options.htmlPath != nil, occurrence.kind == .hang {
+            let frames = occurrence.stack.frames.reversed().lazy.map { frame in
+                (name: frame.name, location: frame.file.map { file in frame.line.map { "\(file):\($0)" } ?? file })
+            }
+            flames[part, default: [:]][signature, default: FlameTree(rootName: "build \(row.app_build)")].add(frames, seconds: occurrence.weight)
+        }
     }
 
     /// Picks the build and the one before it, and offers every build's figures to the summaries.
@@ -159,9 +191,21 @@ struct ReportReading {
         for (part, hourTally) in stacks where part.build == chosen && (window == nil || part.hour >= firstHour) {
             worst.merge(hourTally)
         }
-        return SpeedReport(
+        var report = SpeedReport(
             current: current, previous: previous, history: history, days: options.days, window: window,
             coverage: coverage, budgets: options.budgets, worstStacks: Array(worst.ranked(build: chosen).prefix(3)))
+        if options.htmlPath != nil {
+            var all = FlameTree(rootName: "build \(chosen)")
+            var bySignature: [String: FlameTree] = [:]
+            for (part, trees) in flames where part.build == chosen && (window == nil || part.hour >= firstHour) {
+                for (signature, tree) in trees {
+                    all.merge(tree)
+                    bySignature[signature, default: FlameTree(rootName: "build \(chosen)")].merge(tree)
+                }
+            }
+            report.flames = ReportFlames(all: all, bySignature: bySignature)
+        }
+        return report
     }
 
     private mutating func key(of row: Row) -> CountedRow {

@@ -4,51 +4,90 @@ import StackSignature
 /// …), so the war room patches the numbers in place when a new build's data comes in.
 public enum PanelLines {
     public static func render(_ report: SpeedReport) -> String {
-        var lines: [String] = []
-        let build = report.build
-        let history = report.history
-        func interval(_ name: String) -> (SpeedReport.IntervalLine?, [String]) {
-            let line = report.intervalLines.first { $0.name == name }
-            let spark = history.map { figures in
-                let interval = figures.intervals[name]
-                guard let interval, interval.n >= ReportRules.enoughSamples, let p95 = interval.p95 else { return "-" }
-                return Format.whole(p95)
-            }
-            return (line, spark)
+        var lines = tiles(report).map { tile in
+            stat(tile.id, tile.value.map { tile.format($0) + tile.unit } ?? "-", tile.title, delta: tile.delta, spark: tile.spark.map { $0.map(tile.format) ?? "-" }, sub: tile.sub)
         }
-        for (id, name, title) in [("speed-keys", "keystroke_render", "Typing, p95"), ("speed-arrive", "arrive_drawn", "Messages land, p95")] {
-            let (line, spark) = interval(name)
-            let value = line?.p95.map { Format.whole($0) + "ms" } ?? "-"
-            var sub = "build \(build)"
-            if let budget = report.budgets.budget(interval: name) { sub += " · budget \(Format.number(budget))" }
-            lines.append(stat(id, value, title, delta: line?.deltaP95.map(String.init), spark: spark, sub: sub))
-        }
-        let hitch = report.current.hitchRatio
+        let chart = p95Chart(report)
         lines.append(
-            stat(
-                "speed-hitch", hitch.map { Format.tenths($0) + "ms/s" } ?? "-", "Scroll hitches",
-                delta: delta(hitch, report.previous?.hitchRatio, Format.tenths),
-                spark: history.map { $0.hitchRatio.map(Format.tenths) ?? "-" },
-                sub: "under \(Format.number(report.budgets.hitchMillisecondsPerSecond)) is smooth"))
-        let hangs = report.current.hangRate
-        lines.append(
-            stat(
-                "speed-hangs", hangs.map { Format.tenths($0) + "s/h" } ?? "-", "Hangs",
-                delta: delta(hangs, report.previous?.hangRate, Format.tenths),
-                spark: history.map { $0.hangRate.map(Format.tenths) ?? "-" }, sub: "per foreground hour"))
-        let peak = report.current.memoryPeak
-        lines.append(
-            stat(
-                "speed-mem", peak.map { Format.whole($0) + "MB" } ?? "-", "Memory peak",
-                delta: delta(peak, report.previous?.memoryPeak, Format.whole),
-                spark: history.map { $0.memoryPeak.map(Format.whole) ?? "-" },
-                sub: "budget \(Format.number(report.budgets.memoryMegabytes))"))
-        let series = ["keystroke_render", "send_bubble", "arrive_drawn"].map { interval($0).1.joined(separator: "|") }
-        lines.append(
-            "chart@speed-p95 line \"p95 by build\" x=\(history.map { String($0.build) }.joined(separator: "|")) "
-                + "y=\(series[0]) y2=\(series[1]) y3=\(series[2]) names=Typing|Send|\"Messages land\" unit=ms")
+            "chart@speed-p95 line \"p95 by build\" x=\(chart.builds.map(String.init).joined(separator: "|")) "
+                + chart.series.enumerated().map { index, series in
+                    "y\(index == 0 ? "" : String(index + 1))=\(series.values.map { $0.map(Format.whole) ?? "-" }.joined(separator: "|"))"
+                }.joined(separator: " ")
+                + " names=\(chart.series.map { $0.title.contains(" ") ? quoted($0.title) : $0.title }.joined(separator: "|")) unit=ms")
         lines.append(worstCard(report))
         return lines.map { $0 + "\n" }.joined()
+    }
+
+    /// One of the panel's five tiles: the number people feel, its delta against the previous build
+    /// and a spark over the last five builds. Good is down for all five.
+    public struct Tile: Sendable {
+        public var id: String
+        public var title: String
+        public var value: Double?
+        public var unit: String
+        /// The difference of the printed figures, `nil` without a build to compare with.
+        public var delta: String?
+        /// Oldest first, ending with this build; `nil` where a build has no figure.
+        public var spark: [Double?]
+        public var sub: String
+        public var format: @Sendable (Double) -> String
+
+        /// The delta went the bad way (up).
+        public var isWorse: Bool { delta.flatMap(Double.init).map { $0 > 0 } ?? false }
+    }
+
+    public static func tiles(_ report: SpeedReport) -> [Tile] {
+        let build = report.build
+        let history = report.history
+        var tiles: [Tile] = []
+        for (id, name, title) in [("speed-keys", "keystroke_render", "Typing, p95"), ("speed-arrive", "arrive_drawn", "Messages land, p95")] {
+            let line = report.intervalLines.first { $0.name == name }
+            var sub = "build \(build)"
+            if let budget = report.budgets.budget(interval: name) { sub += " · budget \(Format.number(budget))" }
+            tiles.append(
+                Tile(
+                    id: id, title: title, value: line?.p95, unit: "ms", delta: line?.deltaP95.map(String.init),
+                    spark: history.map { intervalP95($0, name) }, sub: sub, format: Format.whole))
+        }
+        tiles.append(
+            Tile(
+                id: "speed-hitch", title: "Scroll hitches", value: report.current.hitchRatio, unit: "ms/s",
+                delta: delta(report.current.hitchRatio, report.previous?.hitchRatio, Format.tenths),
+                spark: history.map(\.hitchRatio), sub: "under \(Format.number(report.budgets.hitchMillisecondsPerSecond)) is smooth",
+                format: Format.tenths))
+        tiles.append(
+            Tile(
+                id: "speed-hangs", title: "Hangs", value: report.current.hangRate, unit: "s/h",
+                delta: delta(report.current.hangRate, report.previous?.hangRate, Format.tenths),
+                spark: history.map(\.hangRate), sub: "per foreground hour", format: Format.tenths))
+        tiles.append(
+            Tile(
+                id: "speed-mem", title: "Memory peak", value: report.current.memoryPeak, unit: "MB",
+                delta: delta(report.current.memoryPeak, report.previous?.memoryPeak, Format.whole),
+                spark: history.map(\.memoryPeak), sub: "budget \(Format.number(report.budgets.memoryMegabytes))",
+                format: Format.whole))
+        return tiles
+    }
+
+    /// The chart of three intervals' p95 over the last five builds (seed section 8): thread open and
+    /// launch live in the report, since on one axis with typing they would flatten it.
+    public struct Chart: Sendable {
+        public var builds: [Int]
+        public var series: [(title: String, interval: String, values: [Double?])]
+    }
+
+    public static func p95Chart(_ report: SpeedReport) -> Chart {
+        Chart(
+            builds: report.history.map(\.build),
+            series: [("Typing", "keystroke_render"), ("Send", "send_bubble"), ("Messages land", "arrive_drawn")].map { title, name in
+                (title, name, report.history.map { intervalP95($0, name) })
+            })
+    }
+
+    /// A build's p95 of an interval, as printed (whole ms), when it has 20 samples.
+    static func intervalP95(_ figures: BuildFigures, _ name: String) -> Double? {
+        guard let interval = figures.intervals[name], interval.n >= ReportRules.enoughSamples, let p95 = interval.p95 else { return nil }
+        return Double(Format.whole(p95))
     }
 
     /// `stat@speed-keys 22ms "Typing, p95" delta=-6 spark=31|29|28|28|22 good=down sub="…"`;

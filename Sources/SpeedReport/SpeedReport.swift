@@ -20,6 +20,8 @@ public struct SpeedReport: Sendable {
     public var budgets: ReportBudgets
     /// The build's heaviest hang and crash signatures over the window, heaviest first.
     public var worstStacks: [SignatureGroup]
+    /// The build's hang stacks as trees for the page's icicle graphs (`report --html` only).
+    public var flames: ReportFlames?
     public let regressions: [Regression]
     /// The briefing's one line, or `nil` on a good or unchanged day.
     public let briefing: String?
@@ -86,4 +88,16 @@ public struct SpeedReport: Sendable {
     }
 
     func isWorse(_ what: String) -> Bool { regressions.contains { $0.what == what } }
+}
+
+/// The hang stacks of the reported build in the window, for `report --html`: all of them, and per
+/// signature (the worst stacks each open the graph of their own stacks).
+public struct ReportFlames: Sendable {
+    public var all: FlameTree
+    public var bySignature: [String: FlameTree]
+
+    public init(all: FlameTree, bySignature: [String: FlameTree]) {
+        self.all = all
+        self.bySignature = bySignature
+    }
 }

@@ -1,0 +1,136 @@
+import Foundation
+import SpeedReport
+import Testing
+
+/// `report --html`, rendered in headless Chromium and clicked as a person would
+/// (scripts/browser-check drives it over the DevTools protocol).
+@Suite struct ReportPageInABrowser {
+    struct PageCheck: Decodable {
+        struct Tile: Decodable {
+            var number: String
+            var unit: String
+            var delta: String
+            var worse: Bool
+            var spark_points: Int
+        }
+        struct Point: Decodable {
+            var series: String
+            var build: Int
+            var value: Int
+            var visible: Bool
+        }
+        struct Zoom: Decodable {
+            var name: String
+            var index: String
+            var width_before: Double
+            var width_after: Double
+            var x_after: Double
+            var zoomed: String?
+            var tooltip: String?
+        }
+        var title: String
+        var tiles: [String: Tile]
+        var chart_points: [Point]
+        var chart_builds: [Int]
+        var worse_rows: [String]
+        var zoom: Zoom
+        var console_errors: [String]
+        var graphs_drawn: Int
+    }
+
+    static func check(_ page: String) throws -> PageCheck {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", TopFixtures.repository.appendingPathComponent("scripts/browser-check").path, page]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let messages = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "browser-check failed: \(messages)")
+        return try JSONDecoder().decode(PageCheck.self, from: data)
+    }
+
+    @Test func theSamplesPageShowsTheReportsNumbersAndZoomsOnClick() throws {
+        let sample = try ReportSample()
+        defer { sample.remove() }
+        let page = sample.folder.appendingPathComponent("report.html").path
+        let run = sample.run(["--html", page, "--yl"])
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        // Self-contained: nothing to fetch (the one URL is the SVG namespace the script names).
+        for reference in ["<link", "src=\"http", "href=\"http", "url(http", "@import", "<img"] {
+            #expect(!html.contains(reference), "the page refers to \(reference)")
+        }
+
+        let shown = try Self.check(page)
+        #expect(shown.console_errors.isEmpty, "console: \(shown.console_errors)")
+        #expect(shown.title == "Yui speed, build 125 vs 124")
+        // The tiles carry the report's numbers (the --yl lines of the same run), and only the
+        // tile whose delta went the bad way is red.
+        let expected: [String: (String, String, Bool)] = [
+            "speed-keys": ("22", "-6", false), "speed-arrive": ("172", "+44", true), "speed-hitch": ("3.1", "-1.4", false),
+            "speed-hangs": ("0.8", "-1.1", false), "speed-mem": ("212", "-26", false),
+        ]
+        for (id, (number, delta, worse)) in expected {
+            let tile = try #require(shown.tiles[id], "no tile \(id)")
+            #expect(tile.number == number, "\(id)")
+            #expect(tile.delta.hasPrefix(delta + " "), "\(id): \(tile.delta)")
+            #expect(tile.worse == worse, "\(id)")
+            #expect(tile.spark_points == 5, "\(id)")
+            #expect(run.stdout.contains("stat@\(id) \(number)\(tile.unit) "), "\(id) differs from --yl")
+        }
+        // One point per build and interval, with the chart line's numbers.
+        #expect(shown.chart_builds == [121, 122, 123, 124, 125])
+        #expect(shown.chart_points.count == 15)
+        let hidden = shown.chart_points.filter { !$0.visible }
+        #expect(hidden.isEmpty)
+        let typing = shown.chart_points.filter { $0.series == "Typing" }.map(\.value)
+        let send = shown.chart_points.filter { $0.series == "Send" }.map(\.value)
+        let arrive = shown.chart_points.filter { $0.series == "Messages land" }.map(\.value)
+        #expect(typing == [31, 29, 28, 28, 22])
+        #expect(send == [58, 52, 47, 38, 41])
+        #expect(arrive == [131, 126, 130, 128, 172])
+        #expect(shown.worse_rows == ["arrive_drawn"])
+        // A real click on a narrow frame zooms to it: it then spans the graph's whole width.
+        #expect(shown.graphs_drawn == 2)
+        #expect(shown.zoom.width_before < 900)
+        #expect(shown.zoom.width_after >= 999)
+        #expect(shown.zoom.x_after == 0)
+        #expect(shown.zoom.zoomed == shown.zoom.index)
+        // The tooltip names the function, its file:line and its seconds.
+        let tooltip = try #require(shown.zoom.tooltip)
+        #expect(tooltip.hasPrefix(shown.zoom.name + "\n"))
+        #expect(tooltip.contains(".swift:"))
+        #expect(tooltip.contains(" s ("))
+    }
+
+    /// Names come from debug files (a C++ template, an operator) and go into markup, attributes and
+    /// the embedded JSON: they must stay text. The page renders, the frame carries the name exactly,
+    /// and no script from a name runs.
+    @Test func namesFromDebugFilesStayText() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("yui-page-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var figures = BuildFigures(build: 7)
+        figures.rows = 1
+        let hostile = "operator</script><script>alert(1)</script><b>&amp;\u{2028}\"'"
+        var tree = FlameTree(rootName: "build 7")
+        tree.add([(name: "main", location: nil), (name: hostile, location: "/src/a<b>.cpp:3")], seconds: 2)
+        var report = SpeedReport(
+            current: figures, previous: nil, history: [figures], days: 1, window: nil, coverage: "last 24 h", budgets: .seed,
+            worstStacks: [])
+        report.flames = ReportFlames(all: tree, bySignature: [:])
+        let html = ReportHTML.render(report)
+        #expect(!html.contains("<script>alert(1)"))
+        let page = folder.appendingPathComponent("page.html").path
+        try html.write(toFile: page, atomically: true, encoding: .utf8)
+        let shown = try Self.check(page)
+        #expect(shown.console_errors.isEmpty, "console: \(shown.console_errors)")
+        #expect(shown.zoom.name == hostile)
+        #expect(shown.zoom.tooltip?.contains("/src/a<b>.cpp:3") == true)
+    }
+}
