@@ -13,12 +13,16 @@ public struct ReportTally: Sendable {
         var hour: Int64
     }
 
-    /// The rows of one payload that need its foreground time.
+    /// The rows of one payload that need its foreground time. Rows of copies of one payload (same
+    /// phone and period, other row keys: a dump edited and sent again) add up, and their rates
+    /// share the summed foreground time equally.
     struct PayloadRates: Sendable {
         var part: Part
         var foregroundSeconds: Double?
-        var hangRate: Double?
-        var hitchRatio: Double?
+        var hangRates = 0.0
+        var hangRows = 0
+        var hitchRatios = 0.0
+        var hitchRows = 0
         var cpuSeconds: Double?
     }
 
@@ -60,11 +64,21 @@ public struct ReportTally: Sendable {
             }
         case ("metrics", "hang_rate"):
             if let buckets = row.buckets { figures.longHangsInHistograms += buckets.dropFirst(ReportRules.longHangBucket).reduce(0, +) }
-            if let rate = row.value { updatePayload(row, part) { $0.hangRate = rate } }
+            if let rate = row.value {
+                updatePayload(row, part) {
+                    $0.hangRates += rate
+                    $0.hangRows += 1
+                }
+            }
         case ("metrics", "hitch_ratio"):
-            if let ratio = row.value { updatePayload(row, part) { $0.hitchRatio = ratio } }
+            if let ratio = row.value {
+                updatePayload(row, part) {
+                    $0.hitchRatios += ratio
+                    $0.hitchRows += 1
+                }
+            }
         case ("metrics", "cpu_time"):
-            if let seconds = row.value { updatePayload(row, part) { $0.cpuSeconds = seconds } }
+            if let seconds = row.value { updatePayload(row, part) { $0.cpuSeconds = ($0.cpuSeconds ?? 0) + seconds } }
         case ("metrics", "mem_peak"):
             if let megabytes = row.value { figures.memoryPeak = Swift.max(figures.memoryPeak ?? megabytes, megabytes) }
         case ("memory", "mem_footprint"):
@@ -105,13 +119,14 @@ public struct ReportTally: Sendable {
             var figures = parts[rates.part] ?? BuildFigures(build: rates.part.build)
             // A rate without its payload's foreground time (a row file that kept only some rows)
             // weighs one hour: docs/report.md, "Rates".
-            let hours = rates.foregroundSeconds.map { $0 / 3600 } ?? 1
-            if let rate = rates.hangRate {
-                figures.hangSecondsWeighted += rate * hours
+            if rates.hangRows > 0 {
+                let hours = rates.foregroundSeconds.map { $0 / 3600 } ?? Double(rates.hangRows)
+                figures.hangSecondsWeighted += rates.hangRates / Double(rates.hangRows) * hours
                 figures.hangHours += hours
             }
-            if let ratio = rates.hitchRatio {
-                figures.hitchWeighted += ratio * hours
+            if rates.hitchRows > 0 {
+                let hours = rates.foregroundSeconds.map { $0 / 3600 } ?? Double(rates.hitchRows)
+                figures.hitchWeighted += rates.hitchRatios / Double(rates.hitchRows) * hours
                 figures.hitchHours += hours
             }
             if let cpu = rates.cpuSeconds, let foreground = rates.foregroundSeconds {

@@ -132,6 +132,22 @@ enum Figures {
         #expect(figures?.phones.count == 2)
     }
 
+    /// Two copies of one payload (same phone and period, other row keys) add up: their CPU with
+    /// their foreground time, and their rates share it.
+    @Test func copiesOfOnePayloadAddUp() {
+        var tally = ReportTally()
+        for _ in 0..<2 {
+            tally.add(Self.row("fg_time", phone: "iPhone15,2", value: 3600))
+            tally.add(Self.row("cpu_time", phone: "iPhone15,2", value: 36))
+            tally.add(Self.row("hang_rate", phone: "iPhone15,2", value: 2))
+        }
+        tally.finish()
+        let figures = tally.figures(build: 130)
+        #expect(figures?.cpuPercent == 1)
+        #expect(figures?.hangRate == 2)
+        #expect(figures?.foregroundHours == 2)
+    }
+
     static func row(_ name: String, phone: String, value: Double) -> Row {
         Row(
             user_id: nil, row_key: "00000000-0000-4000-8000-00000000000\(name.count % 10)", kind: "metrics", name: name,
