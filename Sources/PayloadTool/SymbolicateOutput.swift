@@ -1,4 +1,5 @@
 import Foundation
+import PayloadDecode
 import StackSymbolize
 
 /// The three output layouts of `symbolicate`: text in the layout of Apple's crash reports, JSON,
@@ -108,35 +109,7 @@ enum SymbolicateOutput {
 
     /// A JSON string literal, escaped as JSONEncoder escapes (slashes left alone).
     static func jsonString(_ value: String, into out: inout String) {
-        out += "\""
-        var plain = true
-        for byte in value.utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-            plain = false
-            break
-        }
-        if plain {
-            out += value
-        } else {
-            for scalar in value.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case "\r": out += "\\r"
-                case "\t": out += "\\t"
-                case "\u{08}": out += "\\b"
-                case "\u{0C}": out += "\\f"
-                default:
-                    if scalar.value < 0x20 {
-                        let hex = String(scalar.value, radix: 16)
-                        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                    } else {
-                        out.unicodeScalars.append(scalar)
-                    }
-                }
-            }
-        }
-        out += "\""
+        InputText.appendJSONString(value, to: &out)
     }
 
     /// One source frame as `JSONSource` encodes it (sorted keys).

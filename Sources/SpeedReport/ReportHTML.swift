@@ -1,3 +1,4 @@
+import PayloadDecode
 import StackSignature
 
 /// `report --html`: the Speed panel as one self-contained page (CSS, SVG and a little JavaScript
@@ -293,25 +294,9 @@ public enum ReportHTML {
     }
 
     static func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{2028}": out += "\\u2028"
-            case "\u{2029}": out += "\\u2029"
-            default:
-                if scalar.value < 0x20 {
-                    out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
+        var out = ""
+        InputText.appendJSONString(text, to: &out)
+        return out
     }
 
     /// Coordinates with at most one decimal.
