@@ -4,20 +4,6 @@ import Foundation
 // The only file that talks to elfutils. Everything it hands out is a Swift value type or one of the
 // final classes below; libdw's and libelf's errors become `SymbolizeError`s here.
 
-/// An error while reading a debug file. Descriptions are lowercase fragments naming the file, so a
-/// command can put `error: ` in front.
-public struct SymbolizeError: Error, CustomStringConvertible, Sendable {
-    public var path: String
-    public var message: String
-
-    public init(path: String, _ message: String) {
-        self.path = path
-        self.message = message
-    }
-
-    public var description: String { "\(path): \(message)" }
-}
-
 private let libelfReady: Bool = elf_version(UInt32(EV_CURRENT)) != UInt32(EV_NONE)
 
 private func libdwMessage() -> String {
@@ -95,20 +81,17 @@ final class DwarfReader {
     /// path never pay for libdw's setup).
     init(elfPath path: String, openingDWARF: Bool = true) throws(SymbolizeError) {
         self.path = path
-        guard libelfReady else { throw SymbolizeError(path: path, "libelf refused version EV_CURRENT") }
-        descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw SymbolizeError(path: path, "cannot open: \(String(cString: strerror(errno)))")
-        }
+        guard libelfReady else { throw SymbolizeError.elfutilsRefused(path: path, "libelf refused version EV_CURRENT") }
+        descriptor = try SystemCall.openForReading(path)
         elf = elf_begin(descriptor, ELF_C_READ_MMAP, nil)
         guard let elf else {
             let message = libelfMessage()
             close(descriptor)
             descriptor = -1
-            throw SymbolizeError(path: path, "not an ELF file libelf can read (\(message))")
+            throw SymbolizeError.elfutilsRefused(path: path, "not an ELF file libelf can read (\(message))")
         }
         guard elf_kind(elf) == ELF_K_ELF else {
-            throw SymbolizeError(path: path, "not an ELF file")
+            throw SymbolizeError.unsupported(path: path, "not an ELF file")
         }
         // libelf mapped the file: a SIGBUS past a new end (the file truncated under us) is caught.
         identity = FileIdentity(descriptor: descriptor)
@@ -122,24 +105,21 @@ final class DwarfReader {
         guard gelf_getehdr(elf, &header) != nil, elf_getshdrnum(elf, &sectionCount) == 0,
             elf_getphdrnum(elf, &segmentCount) == 0
         else {
-            throw SymbolizeError(path: path, "the ELF headers cannot be read (\(libelfMessage()))")
+            throw SymbolizeError.corrupt(path: path, "the ELF headers cannot be read (\(libelfMessage()))")
         }
         if header.e_shoff != 0, sectionCount == 0 || elf_getscn(elf, sectionCount - 1) == nil {
-            throw SymbolizeError(
-                path: path, "the ELF section header table (at byte \(header.e_shoff)) runs past the end of the file")
+            throw SymbolizeError.corrupt(path: path, "the ELF section header table (at byte \(header.e_shoff)) runs past the end of the file")
         }
         var firstSegment = GElf_Phdr()
         if header.e_phoff != 0, segmentCount > 0, gelf_getphdr(elf, 0, &firstSegment) == nil {
-            throw SymbolizeError(
-                path: path, "the ELF program header table (at byte \(header.e_phoff)) runs past the end of the file")
+            throw SymbolizeError.corrupt(path: path, "the ELF program header table (at byte \(header.e_phoff)) runs past the end of the file")
         }
         // Catalog scans open files without DWARF (`openingDWARF` false): they only need the headers.
         if openingDWARF { dwarf = dwarf_begin_elf(elf, DWARF_C_READ, nil) }
         // A file without DWARF still has a symbol table to fall back on; one whose DWARF libdw
         // refuses (a section past the end of the file) is an error, not a silent fallback.
         if openingDWARF, dwarf == nil, let info = section(named: ".debug_info") {
-            throw SymbolizeError(
-                path: path, "libdw cannot read the DWARF (.debug_info at byte \(info.offset), \(info.size) bytes): \(libdwMessage())")
+            throw SymbolizeError.elfutilsRefused(path: path, "libdw cannot read the DWARF (.debug_info at byte \(info.offset), \(info.size) bytes): \(libdwMessage())")
         }
     }
 
@@ -166,17 +146,17 @@ final class DwarfReader {
     init(elfImage image: UnsafeMutableRawBufferPointer, path: String, withDWARF: Bool = true) throws(SymbolizeError) {
         self.path = path
         self.image = image
-        guard libelfReady else { throw SymbolizeError(path: path, "libelf refused version EV_CURRENT") }
+        guard libelfReady else { throw SymbolizeError.elfutilsRefused(path: path, "libelf refused version EV_CURRENT") }
         elf = elf_memory(image.baseAddress!.assumingMemoryBound(to: CChar.self), image.count)
         guard let elf else {
-            throw SymbolizeError(path: path, "libelf rejected the lifted DWARF image (\(libelfMessage()))")
+            throw SymbolizeError.elfutilsRefused(path: path, "libelf rejected the lifted DWARF image (\(libelfMessage()))")
         }
         // A slice without DWARF (an app binary from an archive, a system library) still has its
         // symbol table: the image opens with no libdw handle and answers from the symbols.
         guard withDWARF else { return }
         dwarf = dwarf_begin_elf(elf, DWARF_C_READ, nil)
         guard dwarf != nil else {
-            throw SymbolizeError(path: path, "libdw cannot read the DWARF sections (\(libdwMessage()))")
+            throw SymbolizeError.elfutilsRefused(path: path, "libdw cannot read the DWARF sections (\(libdwMessage()))")
         }
     }
 

@@ -1,90 +1,3 @@
-import Foundation
-
-/// A read-only view of bytes with bounds-checked little- and big-endian reads. Every read of an
-/// untrusted debug file goes through here, so a hostile offset becomes an error, never a crash.
-struct ByteView {
-    let bytes: UnsafeRawBufferPointer
-    let path: String
-
-    var count: Int { bytes.count }
-
-    func check(_ offset: Int, _ length: Int, _ what: @autoclosure () -> String) throws(SymbolizeError) {
-        guard offset >= 0, length >= 0, offset <= bytes.count, length <= bytes.count - offset else {
-            throw SymbolizeError(
-                path: path, "\(what()) at byte \(offset) (length \(length)) runs past the end of the file (\(bytes.count) bytes)")
-        }
-    }
-
-    func u32(_ offset: Int, bigEndian: Bool = false) throws(SymbolizeError) -> UInt32 {
-        try check(offset, 4, "a 32-bit field")
-        let value = bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
-        return bigEndian ? UInt32(bigEndian: value) : UInt32(littleEndian: value)
-    }
-
-    func u64(_ offset: Int, bigEndian: Bool = false) throws(SymbolizeError) -> UInt64 {
-        try check(offset, 8, "a 64-bit field")
-        let value = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-        return bigEndian ? UInt64(bigEndian: value) : UInt64(littleEndian: value)
-    }
-
-    /// A fixed-size name field: read by length, since Mach-O names may fill all 16 bytes with no NUL.
-    func fixedName(_ offset: Int, length: Int = 16) throws(SymbolizeError) -> String {
-        try check(offset, length, "a name field")
-        var end = offset
-        while end < offset + length, bytes[end] != 0 { end += 1 }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<end]), as: UTF8.self)
-    }
-}
-
-/// Mach-O CPU types of the slices we meet (`mach/machine.h`).
-enum MachOCPU {
-    static let x86: Int32 = 7
-    static let x86_64: Int32 = 0x0100_0007
-    static let arm: Int32 = 12
-    static let arm64: Int32 = 0x0100_000c
-    static let arm64_32: Int32 = 0x0200_000c
-
-    static func name(_ type: Int32, subtype: Int32) -> String {
-        switch type {
-        case x86: return "i386"
-        case x86_64: return "x86_64"
-        case arm: return "armv7"
-        case arm64: return (subtype & 0xff) == 2 ? "arm64e" : "arm64"
-        case arm64_32: return "arm64_32"
-        default: return "cpu\(type)"
-        }
-    }
-}
-
-/// A DWARF section of a Mach-O slice, under its ELF name.
-struct DWARFSection {
-    var elfName: String
-    /// Offset from the start of the file (not the slice).
-    var fileOffset: Int
-    var size: Int
-}
-
-/// One architecture of a Mach-O file: what symbolication needs from its load commands.
-struct MachOSlice {
-    var path: String
-    /// Where the slice starts in the file (0 for a thin file).
-    var sliceOffset: Int
-    var sliceSize: Int
-    var cpuType: Int32
-    var cpuSubtype: Int32
-    var is64Bit: Bool
-    var uuid: String?
-    /// `__TEXT` vmaddr: the base MetricKit offsets are relative to.
-    var textVMAddress: UInt64 = 0
-    var dwarfSections: [DWARFSection] = []
-    /// `LC_SYMTAB`, offsets relative to the slice.
-    var symbolTable: (offset: Int, count: Int, stringsOffset: Int, stringsSize: Int)?
-    /// Every section in load-command order (`n_sect` indexes this, from 1): its segment and range.
-    var sections: [(segment: String, address: UInt64, size: UInt64)] = []
-
-    var architecture: String { MachOCPU.name(cpuType, subtype: cpuSubtype) }
-}
-
 /// Reads thin and fat (32- and 64-bit header) Mach-O files.
 enum MachOReader {
     static let magic32: UInt32 = 0xfeed_face
@@ -115,7 +28,7 @@ enum MachOReader {
             let count = Int(try view.u32(4, bigEndian: true))
             let entrySize = is64 ? 32 : 20
             guard count > 0, count <= 64 else {
-                throw SymbolizeError(path: view.path, "fat header claims \(count) slices")
+                throw SymbolizeError.corrupt(path: view.path, "fat header claims \(count) slices")
             }
             try view.check(8, count * entrySize, "the fat header's slice table")
             var slices: [MachOSlice] = []
@@ -132,13 +45,12 @@ enum MachOReader {
                     size = UInt64(try view.u32(entry + 12, bigEndian: true))
                 }
                 guard offset <= UInt64(view.count), size <= UInt64(view.count) - offset, size >= 28 else {
-                    throw SymbolizeError(
-                        path: view.path, "fat slice \(index) (offset \(offset), size \(size)) lies outside the file")
+                    throw SymbolizeError.corrupt(path: view.path, "fat slice \(index) (offset \(offset), size \(size)) lies outside the file")
                 }
                 let start = Int(offset)
                 let end = start + Int(size)
                 if start < 8 + count * entrySize || claimed.contains(where: { start < $0.1 && $0.0 < end }) {
-                    throw SymbolizeError(path: view.path, "fat slice \(index) overlaps the header or another slice")
+                    throw SymbolizeError.corrupt(path: view.path, "fat slice \(index) overlaps the header or another slice")
                 }
                 claimed.append((start, end))
                 slices.append(try slice(of: view, at: start, size: Int(size)))
@@ -152,9 +64,9 @@ enum MachOReader {
         let magic = try view.u32(base)
         guard magic == magic32 || magic == magic64 else {
             if magic.byteSwapped == magic32 || magic.byteSwapped == magic64 {
-                throw SymbolizeError(path: view.path, "big-endian Mach-O slice at byte \(base) is not supported")
+                throw SymbolizeError.unsupported(path: view.path, "big-endian Mach-O slice at byte \(base) is not supported")
             }
-            throw SymbolizeError(path: view.path, "no Mach-O header at byte \(base)")
+            throw SymbolizeError.corrupt(path: view.path, "no Mach-O header at byte \(base)")
         }
         let is64 = magic == magic64
         var slice = MachOSlice(
@@ -163,23 +75,21 @@ enum MachOReader {
         let commandCount = Int(try view.u32(base + 16))
         let commandsSize = Int(try view.u32(base + 20))
         guard commandCount <= maxLoadCommands else {
-            throw SymbolizeError(
-                path: view.path, "the slice at byte \(base) claims \(commandCount) load commands (at most \(maxLoadCommands) are read)")
+            throw SymbolizeError.corrupt(path: view.path, "the slice at byte \(base) claims \(commandCount) load commands (at most \(maxLoadCommands) are read)")
         }
         var cursor = base + (is64 ? 32 : 28)
         let commandsEnd = cursor + commandsSize
         guard commandsEnd <= base + size else {
-            throw SymbolizeError(path: view.path, "load commands (\(commandsSize) bytes) run past the end of the slice")
+            throw SymbolizeError.corrupt(path: view.path, "load commands (\(commandsSize) bytes) run past the end of the slice")
         }
         for index in 0..<commandCount {
             guard cursor + 8 <= commandsEnd else {
-                throw SymbolizeError(path: view.path, "load command \(index) at byte \(cursor) runs past the load commands")
+                throw SymbolizeError.corrupt(path: view.path, "load command \(index) at byte \(cursor) runs past the load commands")
             }
             let command = try view.u32(cursor)
             let commandSize = Int(try view.u32(cursor + 4))
             guard commandSize >= 8, cursor + commandSize <= commandsEnd else {
-                throw SymbolizeError(
-                    path: view.path, "load command \(index) at byte \(cursor) has size \(commandSize), past the load commands")
+                throw SymbolizeError.corrupt(path: view.path, "load command \(index) at byte \(cursor) has size \(commandSize), past the load commands")
             }
             switch command {
             case 0x1b:  // LC_UUID
@@ -222,13 +132,10 @@ enum MachOReader {
             sectionCount = Int(try view.u32(cursor + 48))
         }
         guard headerSize + sectionCount * sectionSize <= size else {
-            throw SymbolizeError(
-                path: view.path, "segment \(segmentName) at byte \(cursor) lists \(sectionCount) sections past its command")
+            throw SymbolizeError.corrupt(path: view.path, "segment \(segmentName) at byte \(cursor) lists \(sectionCount) sections past its command")
         }
         guard slice.sections.count + sectionCount <= maxSections else {
-            throw SymbolizeError(
-                path: view.path,
-                "segment \(segmentName) at byte \(cursor) brings the slice past \(maxSections) sections (a symbol's section number is one byte)")
+            throw SymbolizeError.corrupt(path: view.path, "segment \(segmentName) at byte \(cursor) brings the slice past \(maxSections) sections (a symbol's section number is one byte)")
         }
         if segmentName == "__TEXT" { slice.textVMAddress = vmAddress }
         for index in 0..<sectionCount {
@@ -252,8 +159,7 @@ enum MachOReader {
                 if fileOffset > UInt64(UInt32.max), address >= vmAddress {
                     let (sum, overflow) = fileOffset.addingReportingOverflow(address - vmAddress)
                     guard !overflow else {
-                        throw SymbolizeError(
-                            path: view.path, "section __DWARF,\(sectionName) at byte \(header) lies past 2^64 (segment offset \(fileOffset))")
+                        throw SymbolizeError.corrupt(path: view.path, "section __DWARF,\(sectionName) at byte \(header) lies past 2^64 (segment offset \(fileOffset))")
                     }
                     offset = sum
                 }
@@ -264,9 +170,7 @@ enum MachOReader {
             }
             guard offset != 0, length > 0 else { continue }  // dsymutil's stub headers
             guard offset <= UInt64(slice.sliceSize), length <= UInt64(slice.sliceSize) - offset else {
-                throw SymbolizeError(
-                    path: view.path,
-                    "section __DWARF,\(sectionName) (offset \(offset), size \(length)) runs past the end of its slice")
+                throw SymbolizeError.corrupt(path: view.path, "section __DWARF,\(sectionName) (offset \(offset), size \(length)) runs past the end of its slice")
             }
             var elfName = "." + sectionName.dropFirst(2)
             if sectionName == "__debug_str_offs" { elfName = ".debug_str_offsets" }
@@ -276,9 +180,7 @@ enum MachOReader {
             // memory (255 sections over a 1 GB dSYM), so together they must fit in the slice.
             let dwarfBytes = slice.dwarfSections.reduce(0) { $0 + $1.size }
             guard dwarfBytes <= slice.sliceSize else {
-                throw SymbolizeError(
-                    path: view.path,
-                    "the __DWARF sections claim \(dwarfBytes) bytes, more than the slice's \(slice.sliceSize) (they overlap)")
+                throw SymbolizeError.corrupt(path: view.path, "the __DWARF sections claim \(dwarfBytes) bytes, more than the slice's \(slice.sliceSize) (they overlap)")
             }
         }
     }
@@ -406,66 +308,5 @@ enum MachOReader {
         }
         sectionHeader(sectionCount - 1, name: shstrtabName, type: 3, offset: namesOffset, size: names.count)
         return image
-    }
-}
-
-/// UUID text forms (SPEC section 6).
-public enum UUIDText {
-    /// Upper-case 8-4-4-4-12 text of 16 bytes.
-    static func canonical(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789ABCDEF".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(36)
-        for (index, byte) in bytes.prefix(16).enumerated() {
-            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0xf)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
-
-    /// True for upper-case 8-4-4-4-12 text.
-    static func isCanonical(_ text: String) -> Bool {
-        return text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            guard bytes.count == 36 else { return false }
-            for (index, byte) in bytes.enumerated() {
-                if index == 8 || index == 13 || index == 18 || index == 23 {
-                    if byte != UInt8(ascii: "-") { return false }
-                } else if !((UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)) {
-                    return false
-                }
-            }
-            return true
-        } ?? false
-    }
-
-    /// An ELF build-id as a UUID: its first 16 bytes (zero-padded), and the Breakpad/Sentry form
-    /// with the first three fields byte-swapped.
-    static func fromBuildID(_ buildID: [UInt8]) -> (plain: String, swapped: String) {
-        var bytes = Array(buildID.prefix(16))
-        while bytes.count < 16 { bytes.append(0) }
-        var swapped = bytes
-        swapped.replaceSubrange(0..<4, with: bytes[0..<4].reversed())
-        swapped.replaceSubrange(4..<6, with: bytes[4..<6].reversed())
-        swapped.replaceSubrange(6..<8, with: bytes[6..<8].reversed())
-        return (canonical(bytes), canonical(swapped))
-    }
-
-    /// The canonical form of a UUID given in any case, with or without dashes; `nil` when it is
-    /// not 32 hex digits (such a value must never reach a path).
-    public static func normalized(_ text: String) -> String? {
-        // Payload UUIDs are canonical already (every frame of every row asks): say so without
-        // building anything.
-        if isCanonical(text) { return text }
-        let digits = text.filter { $0 != "-" }
-        guard digits.count == 32, digits.allSatisfy({ $0.isHexDigit && $0.isASCII }) else { return nil }
-        var bytes: [UInt8] = []
-        var index = digits.startIndex
-        while index < digits.endIndex {
-            let next = digits.index(index, offsetBy: 2)
-            bytes.append(UInt8(digits[index..<next], radix: 16)!)
-            index = next
-        }
-        return canonical(bytes)
     }
 }
