@@ -28,10 +28,10 @@ extension DecodedUnit {
             var child = nodes[Int(current)].firstChild
             while child >= 0 {
                 if contains(child, address) {
-                    if nodes[Int(child)].isInlined {
-                        chain.append(child)
-                    } else {
+                    if nodes[Int(child)].startsChain {
                         chain = [child]  // A nested function starts its own chain.
+                    } else {
+                        chain.append(child)
                     }
                     current = child
                     continue descend
