@@ -137,7 +137,7 @@ public final class BuildSymbolizer {
                     return SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
                 }
                 var address = symbolIndex.textBase &+ request.offset
-                if request.isReturnAddress { address = Self.instructionSet(debugFiles[index].arch).callerAddress(address) }
+                if request.isReturnAddress { address = InstructionSet(architecture: debugFiles[index].arch).callerAddress(address) }
                 let answer = indexedFrame(symbolIndex, file: index, request: request, address: address)
                 if symbolIndex.changedSinceLastCheck() {
                     indexes[index] = nil
@@ -292,12 +292,6 @@ public final class BuildSymbolizer {
         }
     }
 
-    static func instructionSet(_ arch: String) -> InstructionSet {
-        if arch.hasPrefix("arm64") { return .arm64 }
-        if arch == "x86_64" || arch == "i386" { return .x86 }
-        return .other
-    }
-
     private func symbolIndex(at index: Int) -> SymbolIndex? {
         if let open = indexes[index] { return open }
         guard let indexFolder, openFailures[index] == nil else { return nil }
@@ -342,11 +336,7 @@ public final class BuildSymbolizer {
         case .symbolTable: status = .symbolTable
         case .none: status = .notFound
         }
-        let frames = lookup.frames.map { raw -> SourceFrame in
-            let stored = raw.linkageName ?? raw.plainName ?? "??"
-            let (full, simple) = names.names(for: stored)
-            return SourceFrame(linkageName: raw.linkageName, function: full, simplifiedName: simple, file: raw.file, line: raw.line, isInlined: raw.isInlined)
-        }
+        let frames = sourceFrames(lookup)
         return SymbolicatedFrame(
             request: request, status: status, lookupAddress: address, debugFile: path, frames: frames,
             functionStart: lookup.functionStart)

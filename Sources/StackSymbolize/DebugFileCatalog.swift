@@ -41,25 +41,17 @@ enum DebugFileCatalog {
     private static func walk(
         _ folder: String, depth: Int, into found: inout [String], visited: inout Set<VisitedFile>, problems: inout [SymbolizeError]
     ) {
-        let status: stat
-        switch SystemCall.status(of: folder) {
-        case .success(let found): status = found
-        case .failure(let failure):
-            problems.append(.systemCall(path: folder, action: "cannot read", errno: failure))
-            return
-        }
+        guard let status = SystemCall.status(of: folder).value(orAppendingTo: &problems, path: folder, action: "cannot read")
+        else { return }
         guard visited.insert(VisitedFile(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))).inserted else { return }
         guard depth < deepestFolder else {
             problems.append(SymbolizeError.fileSystem(path: folder, "more than \(deepestFolder) folders deep; not searched"))
             return
         }
-        let directory: OpaquePointer
-        switch SystemCall.nonNilValueOrErrno(retryOnInterrupt: false, { opendir(folder) }) {
-        case .success(let opened): directory = opened
-        case .failure(let failure):
-            problems.append(.systemCall(path: folder, action: "cannot read the folder", errno: failure))
-            return
-        }
+        guard
+            let directory = SystemCall.nonNilValueOrErrno(retryOnInterrupt: false, { opendir(folder) })
+                .value(orAppendingTo: &problems, path: folder, action: "cannot read the folder")
+        else { return }
         var names: [String] = []
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
@@ -70,13 +62,8 @@ enum DebugFileCatalog {
         closedir(directory)
         for name in names.sorted() {
             let path = (folder as NSString).appendingPathComponent(name)
-            let entryStatus: stat
-            switch SystemCall.status(of: path) {
-            case .success(let found): entryStatus = found
-            case .failure(let failure):
-                problems.append(.systemCall(path: path, action: "cannot read", errno: failure))
-                continue
-            }
+            guard let entryStatus = SystemCall.status(of: path).value(orAppendingTo: &problems, path: path, action: "cannot read")
+            else { continue }
             switch entryStatus.st_mode & S_IFMT {
             case S_IFDIR:
                 walk(path, depth: depth + 1, into: &found, visited: &visited, problems: &problems)

@@ -13,25 +13,31 @@ import Foundation
 /// The signal handler touches only memory allocated once here (no locks, no allocation).
 enum MappedRegions {
     static let capacity = 1_024
+    // Why the `nonisolated(unsafe)` below are safe:
+    // - `starts`, `ends` and `damage` are pointers set once (Swift runs a static's initializer
+    //   once, under its own lock) and never changed. The slots they point to are written only
+    //   under `lock` (`register`, `unregister`) or by the SIGBUS handler (`damage` alone). Reads
+    //   without the lock (the handler, `isDamaged`) read whole aligned words, so they see a slot
+    //   either before or after a write; a mapping is read only after `register` returned its
+    //   slot, so the handler never misses a mapping being read.
+    // - `pageSize` and `handlerInstalled` are read and written only under `lock`; the handler
+    //   reads `pageSize` too, but only after `installHandler` wrote it and then called `sigaction`.
+
     /// Per slot: start and end address of a registered mapping (0 when free), and the damage mark.
-    nonisolated(unsafe) private static let starts: UnsafeMutablePointer<UInt> = {
-        let pointer = UnsafeMutablePointer<UInt>.allocate(capacity: capacity)
-        pointer.initialize(repeating: 0, count: capacity)
-        return pointer
-    }()
-    nonisolated(unsafe) private static let ends: UnsafeMutablePointer<UInt> = {
-        let pointer = UnsafeMutablePointer<UInt>.allocate(capacity: capacity)
-        pointer.initialize(repeating: 0, count: capacity)
-        return pointer
-    }()
-    nonisolated(unsafe) private static let damage: UnsafeMutablePointer<UInt8> = {
-        let pointer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
-        pointer.initialize(repeating: 0, count: capacity)
-        return pointer
-    }()
+    nonisolated(unsafe) private static let starts: UnsafeMutablePointer<UInt> = zeroedSlots()
+    nonisolated(unsafe) private static let ends: UnsafeMutablePointer<UInt> = zeroedSlots()
+    nonisolated(unsafe) private static let damage: UnsafeMutablePointer<UInt8> = zeroedSlots()
     nonisolated(unsafe) private static var pageSize: UInt = 4_096
     private static let lock = NSLock()
     nonisolated(unsafe) private static var handlerInstalled = false
+
+    /// A table of `capacity` zeros, allocated once and never freed (the handler may read it at
+    /// any time).
+    private static func zeroedSlots<Slot: FixedWidthInteger>() -> UnsafeMutablePointer<Slot> {
+        let pointer = UnsafeMutablePointer<Slot>.allocate(capacity: capacity)
+        pointer.initialize(repeating: 0, count: capacity)
+        return pointer
+    }
 
     /// Registers a mapping; returns its slot, or nil when every slot is taken (the mapping is then
     /// read unguarded, as before).

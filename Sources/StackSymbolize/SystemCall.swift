@@ -61,4 +61,15 @@ extension Result where Failure == SystemErrno {
         case .failure(let failure): throw .systemCall(path: path, action: action, errno: failure)
         }
     }
+
+    /// The value, or nil with a `SymbolizeError.systemCall` added to `problems` (for scans that
+    /// report a problem per file and go on).
+    func value(orAppendingTo problems: inout [SymbolizeError], path: String, action: String) -> Success? {
+        switch self {
+        case .success(let value): return value
+        case .failure(let failure):
+            problems.append(.systemCall(path: path, action: action, errno: failure))
+            return nil
+        }
+    }
 }
