@@ -1,3 +1,9 @@
+// The inline-chain rule, in one place for every answer: a chain starts at the innermost root
+// (`ScopeNode.startsChain`: a top-level function or a nested one) holding the address and goes
+// down through the inlined calls holding it. Both scope walkers build the tree through
+// `DecodedUnit.addScope`; direct lookups (`DebugImage.lookup`) read chains here, and the symbol
+// index builder stores exactly what `DebugImage.lookup` answers, so the two cannot drift.
+
 extension DecodedUnit {
     /// Node indices from the outermost function to the innermost inlined call at `address`.
     func scopeChain(at address: UInt64) -> [Int32] {
