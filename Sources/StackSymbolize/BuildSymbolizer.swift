@@ -134,7 +134,8 @@ public final class BuildSymbolizer {
             }
             if indexFolder != nil {
                 guard let symbolIndex = symbolIndex(at: index) else {
-                    return SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
+                    return SymbolicatedFrame(
+                        request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
                 }
                 var address = symbolIndex.textBase &+ request.offset
                 if request.isReturnAddress { address = InstructionSet(architecture: debugFiles[index].arch).callerAddress(address) }
@@ -142,12 +143,14 @@ public final class BuildSymbolizer {
                 if symbolIndex.changedSinceLastCheck() {
                     indexes[index] = nil
                     openFailures[index] = Self.changedError(symbolIndex.path)
-                    return SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
+                    return SymbolicatedFrame(
+                        request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
                 }
                 return answer
             }
             guard let image = image(at: index) else {
-                return SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
+                return SymbolicatedFrame(
+                    request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
             }
             var address = image.textBase &+ request.offset
             if request.isReturnAddress { address = image.instructionSet.callerAddress(address) }
@@ -156,7 +159,8 @@ public final class BuildSymbolizer {
             if image.changedSinceLastCheck() {
                 images[index] = nil
                 openFailures[index] = Self.changedError(image.path)
-                return SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
+                return SymbolicatedFrame(
+                    request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
             }
             return answer
         }
@@ -189,13 +193,16 @@ public final class BuildSymbolizer {
         if let uuid {
             guard let canonical = UUIDText.normalized(uuid) else { throw SymbolizeError.badArgument(path: uuid, "not a UUID") }
             guard let found = indexByUUID[canonical] else {
-                throw SymbolizeError.badArgument(path: debugFiles.first?.path ?? "", "no slice with UUID \(canonical) (has \(debugFiles.flatMap(\.uuids).joined(separator: ", ")))")
+                throw SymbolizeError.badArgument(
+                    path: debugFiles.first?.path ?? "", "no slice with UUID \(canonical) (has \(debugFiles.flatMap(\.uuids).joined(separator: ", ")))"
+                )
             }
             index = found
         } else {
             guard debugFiles.count == 1 else {
                 let slices = debugFiles.map { "\($0.arch) \($0.uuids[0])" }.joined(separator: ", ")
-                throw SymbolizeError.badArgument(path: debugFiles.first?.path ?? "", "has \(debugFiles.count) slices (\(slices)); pick one with --uuid")
+                throw SymbolizeError.badArgument(
+                    path: debugFiles.first?.path ?? "", "has \(debugFiles.count) slices (\(slices)); pick one with --uuid")
             }
             index = 0
         }
@@ -242,7 +249,8 @@ public final class BuildSymbolizer {
         }
         return zip(zip(addresses, lookupAddresses), raw).map { pair, lookup in
             if let outside = beyondTheEnd(pair.0, base: image.textBase) { return outside }
-            let request = FrameRequest(image: nil, uuid: info.uuids.first, offset: offsets ? pair.0 : pair.0 &- image.textBase, isReturnAddress: false)
+            let request = FrameRequest(
+                image: nil, uuid: info.uuids.first, offset: offsets ? pair.0 : pair.0 &- image.textBase, isReturnAddress: false)
             return frame(for: lookup, request: request, address: pair.1, path: image.path)
         }
     }
@@ -288,7 +296,8 @@ public final class BuildSymbolizer {
         lookup.frames.map { raw -> SourceFrame in
             let stored = raw.linkageName ?? raw.plainName ?? "??"
             let (full, simple) = names.names(for: stored)
-            return SourceFrame(linkageName: raw.linkageName, function: full, simplifiedName: simple, file: raw.file, line: raw.line, isInlined: raw.isInlined)
+            return SourceFrame(
+                linkageName: raw.linkageName, function: full, simplifiedName: simple, file: raw.file, line: raw.line, isInlined: raw.isInlined)
         }
     }
 

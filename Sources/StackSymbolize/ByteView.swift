@@ -8,7 +8,8 @@ struct ByteView {
 
     func check(_ offset: Int, _ length: Int, _ what: @autoclosure () -> String) throws(SymbolizeError) {
         guard offset >= 0, length >= 0, offset <= bytes.count, length <= bytes.count - offset else {
-            throw SymbolizeError.corrupt(path: path, "\(what()) at byte \(offset) (length \(length)) runs past the end of the file (\(bytes.count) bytes)")
+            throw SymbolizeError.corrupt(
+                path: path, "\(what()) at byte \(offset) (length \(length)) runs past the end of the file (\(bytes.count) bytes)")
         }
     }
 

@@ -16,7 +16,11 @@ extension SwiftNames {
         var plain = ""
         while index < text.endIndex {
             let character = text[index]
-            if character == "<" { depth += 1 } else if character == ">" { depth -= 1 } else if character == "(" && depth == 0 {
+            if character == "<" {
+                depth += 1
+            } else if character == ">" {
+                depth -= 1
+            } else if character == "(" && depth == 0 {
                 if text[index...].hasPrefix("(anonymous namespace)") {
                     plain += "(anonymous namespace)"
                     index = text.index(index, offsetBy: "(anonymous namespace)".count)

@@ -220,7 +220,9 @@ final class DebugImage {
             let symbol = symbol(containing: address)
             return RawLookup(
                 source: .dwarf,
-                frames: [RawFrame(linkageName: symbol.map { name(of: $0) }, plainName: nil, file: location.file, line: location.line, isInlined: false)],
+                frames: [
+                    RawFrame(linkageName: symbol.map { name(of: $0) }, plainName: nil, file: location.file, line: location.line, isInlined: false)
+                ],
                 functionStart: symbol?.address)
         }
         var frames: [RawFrame] = []

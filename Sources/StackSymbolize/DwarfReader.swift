@@ -139,7 +139,8 @@ final class DwarfReader {
             }
             if let info, !info.compressed, next != UInt64.max, next > info.size {
                 adoptProblem(
-                    "corrupt DWARF: unit \(index) at offset \(offset) of .debug_info ends at \(next), past the section's \(info.size) bytes (cut short?)")
+                    "corrupt DWARF: unit \(index) at offset \(offset) of .debug_info ends at \(next), past the section's \(info.size) bytes (cut short?)"
+                )
                 return result
             }
             let dieOffset = offset + UInt64(headerSize)

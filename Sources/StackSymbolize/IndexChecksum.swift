@@ -60,7 +60,9 @@ struct IndexChecksum {
         while done < length {
             // A read error other than an interruption counts as a short read, as the end of the file does.
             let read = SystemCall.valueOrErrno { pread(descriptor, buffer.baseAddress, min(buffer.count, length - done), off_t(done)) }
-            guard case .success(let got) = read, got > 0 else { throw SymbolizeError.corrupt(path: path, "symbol index is truncated or corrupt (short read)") }
+            guard case .success(let got) = read, got > 0 else {
+                throw SymbolizeError.corrupt(path: path, "symbol index is truncated or corrupt (short read)")
+            }
             checksum.add(UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
             done += got
         }

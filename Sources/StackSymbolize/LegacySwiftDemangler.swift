@@ -172,7 +172,8 @@ struct LegacySwiftDemangler {
         ]
         for (code, words) in conformancePrefixes where next(code) { return conformance().map { words + $0 } }
         if next("l") || next("L") {
-            let words = text[position - 1] == UInt8(ascii: "l")
+            let words =
+                text[position - 1] == UInt8(ascii: "l")
                 ? "lazy protocol witness table accessor for type "
                 : "lazy protocol witness table cache variable for type "
             guard let type = type(), let conformance = conformance() else { return nil }
@@ -201,7 +202,6 @@ struct LegacySwiftDemangler {
         guard let type = type(), let proto = protocolName(), let module = module() else { return nil }
         return signature + print(type) + " : " + print(proto) + " in " + print(module)
     }
-
 
     // MARK: Printing
 

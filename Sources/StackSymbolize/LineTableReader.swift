@@ -78,7 +78,8 @@ enum LineTableReader {
         var result: [UInt8] = []
         result.reserveCapacity(length + (compDir?.count ?? 0) + 1)
         if let compDir, length > 0, bytes[0] != UInt8(ascii: "/") {
-            let underCompDir = length > compDir.count && bytes[compDir.count] == UInt8(ascii: "/")
+            let underCompDir =
+                length > compDir.count && bytes[compDir.count] == UInt8(ascii: "/")
                 && zip(bytes.prefix(compDir.count), compDir).allSatisfy { $0 == $1 }
             if !underCompDir {
                 result.append(contentsOf: compDir)

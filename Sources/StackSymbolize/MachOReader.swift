@@ -75,7 +75,8 @@ enum MachOReader {
         let commandCount = Int(try view.u32(base + 16))
         let commandsSize = Int(try view.u32(base + 20))
         guard commandCount <= maxLoadCommands else {
-            throw SymbolizeError.corrupt(path: view.path, "the slice at byte \(base) claims \(commandCount) load commands (at most \(maxLoadCommands) are read)")
+            throw SymbolizeError.corrupt(
+                path: view.path, "the slice at byte \(base) claims \(commandCount) load commands (at most \(maxLoadCommands) are read)")
         }
         var cursor = base + (is64 ? 32 : 28)
         let commandsEnd = cursor + commandsSize
@@ -89,7 +90,8 @@ enum MachOReader {
             let command = try view.u32(cursor)
             let commandSize = Int(try view.u32(cursor + 4))
             guard commandSize >= 8, cursor + commandSize <= commandsEnd else {
-                throw SymbolizeError.corrupt(path: view.path, "load command \(index) at byte \(cursor) has size \(commandSize), past the load commands")
+                throw SymbolizeError.corrupt(
+                    path: view.path, "load command \(index) at byte \(cursor) has size \(commandSize), past the load commands")
             }
             switch command {
             case 0x1b:  // LC_UUID
@@ -135,7 +137,9 @@ enum MachOReader {
             throw SymbolizeError.corrupt(path: view.path, "segment \(segmentName) at byte \(cursor) lists \(sectionCount) sections past its command")
         }
         guard slice.sections.count + sectionCount <= maxSections else {
-            throw SymbolizeError.corrupt(path: view.path, "segment \(segmentName) at byte \(cursor) brings the slice past \(maxSections) sections (a symbol's section number is one byte)")
+            throw SymbolizeError.corrupt(
+                path: view.path,
+                "segment \(segmentName) at byte \(cursor) brings the slice past \(maxSections) sections (a symbol's section number is one byte)")
         }
         if segmentName == "__TEXT" { slice.textVMAddress = vmAddress }
         for index in 0..<sectionCount {
@@ -159,7 +163,8 @@ enum MachOReader {
                 if fileOffset > UInt64(UInt32.max), address >= vmAddress {
                     let (sum, overflow) = fileOffset.addingReportingOverflow(address - vmAddress)
                     guard !overflow else {
-                        throw SymbolizeError.corrupt(path: view.path, "section __DWARF,\(sectionName) at byte \(header) lies past 2^64 (segment offset \(fileOffset))")
+                        throw SymbolizeError.corrupt(
+                            path: view.path, "section __DWARF,\(sectionName) at byte \(header) lies past 2^64 (segment offset \(fileOffset))")
                     }
                     offset = sum
                 }
@@ -170,7 +175,8 @@ enum MachOReader {
             }
             guard offset != 0, length > 0 else { continue }  // dsymutil's stub headers
             guard offset <= UInt64(slice.sliceSize), length <= UInt64(slice.sliceSize) - offset else {
-                throw SymbolizeError.corrupt(path: view.path, "section __DWARF,\(sectionName) (offset \(offset), size \(length)) runs past the end of its slice")
+                throw SymbolizeError.corrupt(
+                    path: view.path, "section __DWARF,\(sectionName) (offset \(offset), size \(length)) runs past the end of its slice")
             }
             var elfName = "." + sectionName.dropFirst(2)
             if sectionName == "__debug_str_offs" { elfName = ".debug_str_offsets" }
@@ -180,7 +186,8 @@ enum MachOReader {
             // memory (255 sections over a 1 GB dSYM), so together they must fit in the slice.
             let dwarfBytes = slice.dwarfSections.reduce(0) { $0 + $1.size }
             guard dwarfBytes <= slice.sliceSize else {
-                throw SymbolizeError.corrupt(path: view.path, "the __DWARF sections claim \(dwarfBytes) bytes, more than the slice's \(slice.sliceSize) (they overlap)")
+                throw SymbolizeError.corrupt(
+                    path: view.path, "the __DWARF sections claim \(dwarfBytes) bytes, more than the slice's \(slice.sliceSize) (they overlap)")
             }
         }
     }

@@ -3,12 +3,14 @@ import Foundation
 /// Demangling (Swift through the runtime's `swift_demangle`, C++ through `__cxa_demangle`) and the
 /// simplified `Type.member` form signatures are built from (SPEC section 6).
 public enum SwiftNames {
-    private typealias SwiftDemangle = @convention(c) (
-        UnsafePointer<CChar>?, Int, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<Int>?, UInt32
-    ) -> UnsafeMutablePointer<CChar>?
-    private typealias CxaDemangle = @convention(c) (
-        UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<Int>?, UnsafeMutablePointer<Int32>?
-    ) -> UnsafeMutablePointer<CChar>?
+    private typealias SwiftDemangle =
+        @convention(c) (
+            UnsafePointer<CChar>?, Int, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<Int>?, UInt32
+        ) -> UnsafeMutablePointer<CChar>?
+    private typealias CxaDemangle =
+        @convention(c) (
+            UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<Int>?, UnsafeMutablePointer<Int32>?
+        ) -> UnsafeMutablePointer<CChar>?
 
     // Looked up at run time: the Swift runtime is always loaded, libstdc++ usually is (Foundation
     // uses it), and a missing one just means names stay raw.

@@ -104,7 +104,6 @@ final class SymbolIndex {
         case nothing
     }
 
-
     /// The frames at `address`, innermost first, as the DWARF path would give them.
     func lookup(_ address: UInt64) -> RawLookup {
         switch place(of: address) {

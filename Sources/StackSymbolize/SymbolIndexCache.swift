@@ -5,7 +5,8 @@ import Foundation
 enum SymbolIndexCache {
     static func defaultFolder() -> String {
         if let folder = ProcessInfo.processInfo.environment["YUI_SYMBOL_CACHE"], !folder.isEmpty { return folder }
-        let base = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        let base =
+            ProcessInfo.processInfo.environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (NSHomeDirectory() as NSString).appendingPathComponent(".cache")
         return (base as NSString).appendingPathComponent("yui-perf/symbol-index")
     }
