@@ -1,172 +1,5 @@
 import Foundation
 
-/// A debug file (one ELF file or one Mach-O slice) found for a build.
-public struct DebugFileInfo: Sendable, Hashable, Codable {
-    public enum Kind: String, Sendable, Codable {
-        /// A thin Mach-O file (a dSYM's DWARF file or a binary).
-        case machO = "mach-o"
-        /// One slice of a fat (universal) Mach-O file.
-        case fatSlice = "mach-o-fat-slice"
-        case elf
-    }
-
-    public var path: String
-    /// Canonical UUIDs the file answers to: one for Mach-O; for ELF the build-id form and the
-    /// byte-swapped Breakpad/Sentry form.
-    public var uuids: [String]
-    /// `arm64`, `x86_64`, ... (Mach-O CPU type, or the ELF machine).
-    public var arch: String
-    public var kind: Kind
-    /// Where the slice starts in the file (0 unless `kind` is `fatSlice`).
-    public var sliceOffset: Int
-}
-
-/// Finds debug files: plain files, `.dSYM` bundles and folders (searched recursively).
-enum DebugFileCatalog {
-    /// Every debug file under `paths`, and a problem for each file that looked like one but could
-    /// not be read. Files of other kinds are skipped silently (a bundle's `Info.plist`, YAML maps).
-    static func scan(_ paths: [String]) -> (files: [DebugFileInfo], problems: [SymbolizeError]) {
-        var files: [DebugFileInfo] = []
-        var problems: [SymbolizeError] = []
-        for path in paths {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                problems.append(SymbolizeError(path: path, "no such file or folder"))
-                continue
-            }
-            if isDirectory.boolValue {
-                var found: [String] = []
-                var visited: Set<VisitedFile> = []
-                walk(path, depth: 0, into: &found, visited: &visited, problems: &problems)
-                for file in found { inspect(file, quietIfForeign: true, &files, &problems) }
-            } else {
-                inspect(path, quietIfForeign: false, &files, &problems)
-            }
-        }
-        return (files, problems)
-    }
-
-    /// A file or folder as the system knows it, so one reached twice (through links) counts once.
-    private struct VisitedFile: Hashable {
-        var device: UInt64
-        var inode: UInt64
-    }
-
-    /// Folders this deep are not searched (a debug-file tree is a few levels deep).
-    static let deepestFolder = 32
-
-    /// Every regular file below `folder`, in name order. Symbolic links are followed, to folders
-    /// as to files (a build folder or a `.dSYM` bundle linked from another volume is the user's
-    /// own layout); each real folder and file is visited once, so a link back up ends there. A
-    /// folder or link that cannot be read is a problem named with its path, never a silent skip.
-    private static func walk(
-        _ folder: String, depth: Int, into found: inout [String], visited: inout Set<VisitedFile>, problems: inout [SymbolizeError]
-    ) {
-        var status = stat()
-        guard stat(folder, &status) == 0 else {
-            problems.append(SymbolizeError(path: folder, "cannot read: \(String(cString: strerror(errno)))"))
-            return
-        }
-        guard visited.insert(VisitedFile(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))).inserted else { return }
-        guard depth < deepestFolder else {
-            problems.append(SymbolizeError(path: folder, "more than \(deepestFolder) folders deep; not searched"))
-            return
-        }
-        guard let directory = opendir(folder) else {
-            problems.append(SymbolizeError(path: folder, "cannot read the folder: \(String(cString: strerror(errno)))"))
-            return
-        }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        closedir(directory)
-        for name in names.sorted() {
-            let path = (folder as NSString).appendingPathComponent(name)
-            var entryStatus = stat()
-            guard stat(path, &entryStatus) == 0 else {
-                problems.append(SymbolizeError(path: path, "cannot read: \(String(cString: strerror(errno)))"))
-                continue
-            }
-            switch entryStatus.st_mode & S_IFMT {
-            case S_IFDIR:
-                walk(path, depth: depth + 1, into: &found, visited: &visited, problems: &problems)
-            case S_IFREG:
-                if visited.insert(VisitedFile(device: UInt64(entryStatus.st_dev), inode: UInt64(entryStatus.st_ino))).inserted {
-                    found.append(path)
-                }
-            default:
-                break  // devices, FIFOs, sockets: not debug files, and reading a FIFO would block
-            }
-        }
-    }
-
-    private static func inspect(
-        _ path: String, quietIfForeign: Bool, _ files: inout [DebugFileInfo], _ problems: inout [SymbolizeError]
-    ) {
-        var status = stat()
-        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return }
-        let mapped: MappedFile
-        do { mapped = try MappedFile(path: path) } catch {
-            problems.append(error)
-            return
-        }
-        let head = UnsafeRawBufferPointer(rebasing: mapped.bytes.prefix(8))
-        if MachOReader.looksLikeMachO(head) {
-            // Java class files share the fat magic; a small slice count tells them apart.
-            do {
-                let slices = try MachOReader.slices(of: mapped.view)
-                let isFat = slices.count > 1 || slices.first?.sliceOffset != 0
-                for slice in slices {
-                    guard let uuid = slice.uuid else {
-                        problems.append(SymbolizeError(path: path, "the \(slice.architecture) slice has no LC_UUID"))
-                        continue
-                    }
-                    files.append(
-                        DebugFileInfo(
-                            path: path, uuids: [uuid], arch: slice.architecture, kind: isFat ? .fatSlice : .machO,
-                            sliceOffset: slice.sliceOffset))
-                }
-            } catch {
-                problems.append(error)
-            }
-            return
-        }
-        if head.count >= 4, head[0] == 0x7f, head[1] == 0x45, head[2] == 0x4c, head[3] == 0x46 {
-            do {
-                let reader = try DwarfReader(elfPath: path, openingDWARF: false)
-                guard let buildID = reader.buildID() else {
-                    problems.append(SymbolizeError(path: path, "ELF file without a GNU build-id; cannot be matched by UUID"))
-                    return
-                }
-                let forms = UUIDText.fromBuildID(buildID)
-                let machine = reader.machine()
-                let arch = machine == 62 ? "x86_64" : machine == 183 ? "arm64" : machine == 3 ? "i386" : "elf-machine-\(machine)"
-                files.append(
-                    DebugFileInfo(path: path, uuids: [forms.plain, forms.swapped], arch: arch, kind: .elf, sliceOffset: 0))
-            } catch {
-                problems.append(error)
-            }
-            return
-        }
-        if !quietIfForeign { problems.append(SymbolizeError(path: path, "neither a Mach-O nor an ELF file")) }
-    }
-
-    /// Opens the debug image a catalog entry describes.
-    static func open(_ info: DebugFileInfo) throws(SymbolizeError) -> DebugImage {
-        if info.kind == .elf { return try DebugImage(elfPath: info.path) }
-        let mapped = try MappedFile(path: info.path)
-        let slices = try MachOReader.slices(of: mapped.view)
-        guard let slice = slices.first(where: { $0.sliceOffset == info.sliceOffset }) else {
-            throw SymbolizeError(path: info.path, "the slice at byte \(info.sliceOffset) is gone; the file changed")
-        }
-        return try DebugImage(machO: mapped, slice: slice)
-    }
-}
-
 /// Symbolicates stacks against one build's debug files, matched by UUID.
 ///
 /// Debug files are opened on first use and kept; names are demangled once each. Not thread-safe.
@@ -207,7 +40,7 @@ public final class BuildSymbolizer {
     public convenience init(buildFolder: String, indexFolder: String?, systemSymbols: [String]) throws(SymbolizeError) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: buildFolder, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw SymbolizeError(path: buildFolder, "no such build folder")
+            throw SymbolizeError.fileSystem(path: buildFolder, "no such build folder")
         }
         try self.init(debugFiles: [buildFolder], indexFolder: indexFolder, systemSymbols: systemSymbols)
     }
@@ -275,7 +108,7 @@ public final class BuildSymbolizer {
     /// `../../etc` cannot leave the root.
     public static func buildFolder(root: String?, build: String) throws(SymbolizeError) -> String {
         guard isPlainPathComponent(build) else {
-            throw SymbolizeError(path: build, "a build must be one folder name (letters, digits, '.', '_', '-'), not a path")
+            throw SymbolizeError.badArgument(path: build, "a build must be one folder name (letters, digits, '.', '_', '-'), not a path")
         }
         var base = root ?? ProcessInfo.processInfo.environment["YUI_DSYMS"] ?? ""
         if base.isEmpty { base = (NSHomeDirectory() as NSString).appendingPathComponent(".yui-dsyms") }
@@ -301,20 +134,23 @@ public final class BuildSymbolizer {
             }
             if indexFolder != nil {
                 guard let symbolIndex = symbolIndex(at: index) else {
-                    return SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
+                    return SymbolicatedFrame(
+                        request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
                 }
                 var address = symbolIndex.textBase &+ request.offset
-                if request.isReturnAddress { address = Self.instructionSet(debugFiles[index].arch).callerAddress(address) }
+                if request.isReturnAddress { address = InstructionSet(architecture: debugFiles[index].arch).callerAddress(address) }
                 let answer = indexedFrame(symbolIndex, file: index, request: request, address: address)
                 if symbolIndex.changedSinceLastCheck() {
                     indexes[index] = nil
                     openFailures[index] = Self.changedError(symbolIndex.path)
-                    return SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
+                    return SymbolicatedFrame(
+                        request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
                 }
                 return answer
             }
             guard let image = image(at: index) else {
-                return SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
+                return SymbolicatedFrame(
+                    request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
             }
             var address = image.textBase &+ request.offset
             if request.isReturnAddress { address = image.instructionSet.callerAddress(address) }
@@ -323,14 +159,15 @@ public final class BuildSymbolizer {
             if image.changedSinceLastCheck() {
                 images[index] = nil
                 openFailures[index] = Self.changedError(image.path)
-                return SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
+                return SymbolicatedFrame(
+                    request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
             }
             return answer
         }
     }
 
     static func changedError(_ path: String) -> SymbolizeError {
-        SymbolizeError(path: path, "the file changed while it was read (truncated or replaced); its answers are not used")
+        SymbolizeError.changedWhileRead(path: path)
     }
 
     /// Why `debugFiles[index]` cannot be used, or nil when `symbolicate` can use it: the file is
@@ -354,16 +191,18 @@ public final class BuildSymbolizer {
     public func lookup(addresses: [UInt64], uuid: String?, offsets: Bool = false) throws(SymbolizeError) -> [SymbolicatedFrame] {
         let index: Int
         if let uuid {
-            guard let canonical = UUIDText.normalized(uuid) else { throw SymbolizeError(path: uuid, "not a UUID") }
+            guard let canonical = UUIDText.normalized(uuid) else { throw SymbolizeError.badArgument(path: uuid, "not a UUID") }
             guard let found = indexByUUID[canonical] else {
-                throw SymbolizeError(
-                    path: debugFiles.first?.path ?? "", "no slice with UUID \(canonical) (has \(debugFiles.flatMap(\.uuids).joined(separator: ", ")))")
+                throw SymbolizeError.badArgument(
+                    path: debugFiles.first?.path ?? "", "no slice with UUID \(canonical) (has \(debugFiles.flatMap(\.uuids).joined(separator: ", ")))"
+                )
             }
             index = found
         } else {
             guard debugFiles.count == 1 else {
                 let slices = debugFiles.map { "\($0.arch) \($0.uuids[0])" }.joined(separator: ", ")
-                throw SymbolizeError(path: debugFiles.first?.path ?? "", "has \(debugFiles.count) slices (\(slices)); pick one with --uuid")
+                throw SymbolizeError.badArgument(
+                    path: debugFiles.first?.path ?? "", "has \(debugFiles.count) slices (\(slices)); pick one with --uuid")
             }
             index = 0
         }
@@ -400,7 +239,7 @@ public final class BuildSymbolizer {
         // and so does a file that changed while it was read.
         if let problem = image.dwarfProblem {
             images[index] = nil
-            openFailures[index] = SymbolizeError(path: image.path, problem)
+            openFailures[index] = SymbolizeError.corrupt(path: image.path, problem)
             throw openFailures[index]!
         }
         if image.hasChanged {
@@ -410,7 +249,8 @@ public final class BuildSymbolizer {
         }
         return zip(zip(addresses, lookupAddresses), raw).map { pair, lookup in
             if let outside = beyondTheEnd(pair.0, base: image.textBase) { return outside }
-            let request = FrameRequest(image: nil, uuid: info.uuids.first, offset: offsets ? pair.0 : pair.0 &- image.textBase, isReturnAddress: false)
+            let request = FrameRequest(
+                image: nil, uuid: info.uuids.first, offset: offsets ? pair.0 : pair.0 &- image.textBase, isReturnAddress: false)
             return frame(for: lookup, request: request, address: pair.1, path: image.path)
         }
     }
@@ -456,14 +296,9 @@ public final class BuildSymbolizer {
         lookup.frames.map { raw -> SourceFrame in
             let stored = raw.linkageName ?? raw.plainName ?? "??"
             let (full, simple) = names.names(for: stored)
-            return SourceFrame(linkageName: raw.linkageName, function: full, simplifiedName: simple, file: raw.file, line: raw.line, isInlined: raw.isInlined)
+            return SourceFrame(
+                linkageName: raw.linkageName, function: full, simplifiedName: simple, file: raw.file, line: raw.line, isInlined: raw.isInlined)
         }
-    }
-
-    static func instructionSet(_ arch: String) -> InstructionSet {
-        if arch.hasPrefix("arm64") { return .arm64 }
-        if arch == "x86_64" || arch == "i386" { return .x86 }
-        return .other
     }
 
     private func symbolIndex(at index: Int) -> SymbolIndex? {
@@ -492,7 +327,7 @@ public final class BuildSymbolizer {
         do {
             let image = try DebugFileCatalog.open(debugFiles[index])
             if checkingUnits, let problem = image.dwarfProblem {
-                openFailures[index] = SymbolizeError(path: image.path, problem)
+                openFailures[index] = SymbolizeError.corrupt(path: image.path, problem)
                 return nil
             }
             images[index] = image
@@ -510,11 +345,7 @@ public final class BuildSymbolizer {
         case .symbolTable: status = .symbolTable
         case .none: status = .notFound
         }
-        let frames = lookup.frames.map { raw -> SourceFrame in
-            let stored = raw.linkageName ?? raw.plainName ?? "??"
-            let (full, simple) = names.names(for: stored)
-            return SourceFrame(linkageName: raw.linkageName, function: full, simplifiedName: simple, file: raw.file, line: raw.line, isInlined: raw.isInlined)
-        }
+        let frames = sourceFrames(lookup)
         return SymbolicatedFrame(
             request: request, status: status, lookupAddress: address, debugFile: path, frames: frames,
             functionStart: lookup.functionStart)
@@ -522,106 +353,3 @@ public final class BuildSymbolizer {
 }
 
 @available(*, unavailable) extension BuildSymbolizer: Sendable {}
-
-/// Demangled and simplified names, computed once per symbol.
-struct NameCache {
-    private var known: [String: (String, String)] = [:]
-
-    mutating func names(for stored: String) -> (full: String, simplified: String) {
-        if let hit = known[stored] { return hit }
-        let full = SwiftNames.demangle(stored) ?? stored
-        let simple: String
-        if full == stored {
-            simple = SwiftNames.isSwiftMangled(stored) || SwiftNames.isCxxMangled(stored) ? stored : SwiftNames.simplified(stored)
-        } else if SwiftNames.isSwiftMangled(stored) {
-            simple = SwiftNames.simplifiedSwift(full)
-        } else {
-            simple = SwiftNames.simplifiedCxx(full)
-        }
-        known[stored] = (full, simple)
-        return (full, simple)
-    }
-
-    /// Demangles every name of `lookups` ahead of use (on a worker thread).
-    mutating func warm(_ lookups: [RawLookup]) {
-        for lookup in lookups {
-            for frame in lookup.frames { _ = names(for: frame.linkageName ?? frame.plainName ?? "??") }
-        }
-    }
-
-    mutating func merge(_ other: NameCache) {
-        known.merge(other.known) { mine, _ in mine }
-    }
-}
-
-/// Splits a large batch over two threads, each with its own libdw handle on the same file
-/// (libdw's lazy caches are not thread-safe).
-enum ParallelLookup {
-    static let minimumForThreads = 2_000
-
-    /// Also demangles the names found, on both threads, into `names`. The second thread starts at
-    /// once: it opens its handle and loads the symbol table while this one builds the unit map.
-    static func run(_ image: DebugImage, _ addresses: [UInt64], names: inout NameCache) -> [RawLookup] {
-        guard addresses.count >= minimumForThreads, ProcessInfo.processInfo.activeProcessorCount > 1 else {
-            return image.lookupBatch(addresses)
-        }
-        let reopen = image.reopener()
-        nonisolated(unsafe) var worker: DebugImage?
-        nonisolated(unsafe) var sharedMap: UnitAddressMap?
-        nonisolated(unsafe) var secondAddresses: [UInt64] = []
-        nonisolated(unsafe) var secondResults: [RawLookup] = []
-        nonisolated(unsafe) var secondNames = NameCache()
-        let opened = DispatchSemaphore(value: 0)
-        let start = DispatchSemaphore(value: 0)
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var secondUnits: [UnitRanges] = []
-        nonisolated(unsafe) var secondProblem: String?
-        let runner = Thread {
-            worker = try? reopen()
-            // The second half of the unit map's units, while the first thread does the first half.
-            if let worker {
-                let offsets = worker.unitDIEOffsets()
-                secondUnits = worker.unitRanges(dieOffsets: offsets[(offsets.count / 2)...])
-                secondProblem = worker.problemSoFar
-            }
-            opened.signal()
-            worker?.preloadSymbols()
-            start.wait()
-            if let worker, let sharedMap {
-                worker.adoptUnitMap(sharedMap)
-                secondResults = worker.lookupBatch(secondAddresses)
-                secondNames.warm(secondResults)
-            }
-            done.signal()
-        }
-        runner.stackSize = 8 << 20
-        runner.start()
-        let offsets = image.unitDIEOffsets()
-        let firstUnits = image.unitRanges(dieOffsets: offsets[..<(offsets.count / 2)])
-        // Split by address so each thread decodes a disjoint set of units.
-        let sorted = addresses.sorted()
-        let pivot = sorted[sorted.count / 2]
-        let firstIndices = addresses.indices.filter { addresses[$0] < pivot }
-        let secondIndices = addresses.indices.filter { addresses[$0] >= pivot }
-        opened.wait()
-        guard worker != nil else {
-            start.signal()
-            done.wait()
-            return image.lookupBatch(addresses)
-        }
-        let map = UnitAddressMap(firstUnits + secondUnits)
-        image.adoptUnitMap(map)
-        image.adoptProblem(secondProblem)
-        sharedMap = map
-        secondAddresses = secondIndices.map { addresses[$0] }
-        start.signal()
-        let firstResults = image.lookupBatch(firstIndices.map { addresses[$0] })
-        names.warm(firstResults)
-        done.wait()
-        names.merge(secondNames)
-        var results = [RawLookup](repeating: RawLookup(source: .none, frames: []), count: addresses.count)
-        for (position, index) in firstIndices.enumerated() { results[index] = firstResults[position] }
-        for (position, index) in secondIndices.enumerated() { results[index] = secondResults[position] }
-        return results
-    }
-}

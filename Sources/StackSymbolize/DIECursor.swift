@@ -278,7 +278,10 @@ struct DIECursor {
             var op = abbreviations.ops[opIndex]
             opIndex += 1
             if case .indirect = op {
-                guard let form = reader.uleb() else { ok = false; break }
+                guard let form = reader.uleb() else {
+                    ok = false
+                    break
+                }
                 op = AbbreviationTable.op(form: form, isSibling: false)
                 if form == 0x10 { op = .fixed(refAddressSize) }  // DW_FORM_ref_addr
                 if case .addressSized = op { op = .fixed(addressSize) }

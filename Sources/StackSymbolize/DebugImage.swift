@@ -1,84 +1,5 @@
 import Foundation
 
-/// A file mapped read-only into memory; unmapped when the last reference goes.
-final class MappedFile {
-    let path: String
-    let bytes: UnsafeRawBufferPointer
-    /// The file as it was when mapped.
-    let identity: FileIdentity?
-    /// Its slot in `MappedRegions` (a SIGBUS past a new end is caught, not fatal).
-    private var region: Int?
-    var regionSlot: Int? { region }
-
-    init(path: String) throws(SymbolizeError) {
-        self.path = path
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw SymbolizeError(path: path, "cannot open: \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            throw SymbolizeError(path: path, "cannot stat: \(String(cString: strerror(errno)))")
-        }
-        guard (status.st_mode & S_IFMT) == S_IFREG else { throw SymbolizeError(path: path, "not a regular file") }
-        identity = FileIdentity(descriptor: descriptor)
-        let size = Int(status.st_size)
-        if size == 0 {
-            bytes = UnsafeRawBufferPointer(start: nil, count: 0)
-            return
-        }
-        let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0)
-        guard let address, address != MAP_FAILED else {
-            throw SymbolizeError(path: path, "cannot map: \(String(cString: strerror(errno)))")
-        }
-        bytes = UnsafeRawBufferPointer(start: address, count: size)
-        region = MappedRegions.register(address, count: size)
-    }
-
-    /// True when the file was truncated under the mapping (a read faulted past its end) or is no
-    /// longer the file that was mapped (replaced, rewritten, resized).
-    var hasChanged: Bool {
-        MappedRegions.isDamaged(region) || FileIdentity(path: path) != identity
-    }
-
-    var view: ByteView { ByteView(bytes: bytes, path: path) }
-
-    deinit {
-        MappedRegions.unregister(region)
-        if let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
-    }
-}
-
-/// One frame as DWARF gives it, before demangling.
-struct RawFrame: Sendable, Hashable {
-    var linkageName: String?
-    var plainName: String?
-    var file: String?
-    var line: Int?
-    var isInlined: Bool
-}
-
-/// What one address resolved to in one debug image.
-struct RawLookup: Sendable {
-    enum Source: Sendable { case dwarf, symbolTable, none }
-    var source: Source
-    var frames: [RawFrame]
-    var functionStart: UInt64? = nil
-}
-
-/// The instruction set, for the caller-address rule (SPEC section 6).
-enum InstructionSet: Sendable {
-    case arm64, x86, other
-
-    /// The caller's instruction for a return address: arm64 aligns down to 4 and steps back one
-    /// instruction; x86 steps back one byte (anything inside the call instruction will do).
-    func callerAddress(_ returnAddress: UInt64) -> UInt64 {
-        switch self {
-        case .arm64: return returnAddress >= 4 ? (returnAddress & ~3) - 4 : 0
-        case .x86, .other: return returnAddress >= 1 ? returnAddress - 1 : 0
-        }
-    }
-}
-
 /// An opened debug image (an ELF file or one Mach-O slice): address → frames, inline chain included.
 ///
 /// Units are decoded on first use and kept, so a batch pays once per unit it touches. Not
@@ -171,7 +92,7 @@ final class DebugImage {
     var headerOnlyUnits: Int { reader.headerOnlyUnits }
 
     /// A second handle on the same file, for another thread; it shares the unit map.
-    func reopened() throws(SymbolizeError) -> DebugImage {
+    func reopened() throws(SymbolizeError) -> sending DebugImage {
         let other = machO == nil ? try DebugImage(elfPath: path) : try DebugImage(machO: machO!.file, slice: machO!.slice)
         other.unitMap = unitMap
         other.sharedSymbols = sharedSymbols
@@ -181,7 +102,7 @@ final class DebugImage {
     /// Opens a second handle later, on another thread, without touching this one then: the worker
     /// opens its handle and loads the shared symbol table while this thread builds the unit map.
     func reopener() -> @Sendable () throws(SymbolizeError) -> DebugImage {
-        nonisolated(unsafe) let machO = machO
+        let machO = machO
         let shared = sharedSymbols
         let path = path
         return { () throws(SymbolizeError) -> DebugImage in
@@ -299,7 +220,9 @@ final class DebugImage {
             let symbol = symbol(containing: address)
             return RawLookup(
                 source: .dwarf,
-                frames: [RawFrame(linkageName: symbol.map { name(of: $0) }, plainName: nil, file: location.file, line: location.line, isInlined: false)],
+                frames: [
+                    RawFrame(linkageName: symbol.map { name(of: $0) }, plainName: nil, file: location.file, line: location.line, isInlined: false)
+                ],
                 functionStart: symbol?.address)
         }
         var frames: [RawFrame] = []
@@ -348,179 +271,3 @@ final class DebugImage {
 }
 
 @available(*, unavailable) extension DebugImage: Sendable {}
-
-/// A symbol table loaded once by whichever thread asks first.
-final class SharedSymbols: @unchecked Sendable {
-    private let lock = NSLock()
-    private var loaded: [SymbolEntry]?
-
-    func table(_ load: () -> [SymbolEntry]) -> [SymbolEntry] {
-        lock.lock()
-        defer { lock.unlock() }
-        if let loaded { return loaded }
-        let table = load()
-        loaded = table
-        return table
-    }
-}
-
-/// Units' address ranges made disjoint: each piece lists the units covering it, smallest range
-/// first, so an address finds its unit by one binary search even when units overlap.
-struct UnitAddressMap {
-    var unitOffsets: [UInt64] = []
-    private var starts: [UInt64] = []
-    private var ends: [UInt64] = []
-    private var firstCandidate: [Int32] = []
-    private var candidates: [Int32] = []
-
-    init(_ units: [UnitRanges]) {
-        var ranges: [(low: UInt64, high: UInt64, unit: Int32)] = []
-        for (index, unit) in units.enumerated() {
-            unitOffsets.append(unit.unitDIEOffset)
-            // A range at 0 is a function the linker dropped; nothing real lives there.
-            for range in unit.ranges where range.low != 0 { ranges.append((range.low, range.high, Int32(index))) }
-        }
-        ranges.sort { $0.low < $1.low }
-        // Sweep over range boundaries. (Built on every cold run before any lookup, so it avoids a
-        // Set and an allocation per boundary: most pieces have one unit.)
-        var boundaries: [UInt64] = []
-        boundaries.reserveCapacity(ranges.count * 2)
-        for range in ranges {
-            boundaries.append(range.low)
-            boundaries.append(range.high)
-        }
-        boundaries.sort()
-        var unique = 0
-        for value in boundaries where unique == 0 || boundaries[unique - 1] != value {
-            boundaries[unique] = value
-            unique += 1
-        }
-        boundaries.removeSubrange(unique...)
-        var active: [(high: UInt64, size: UInt64, unit: Int32)] = []
-        var units: [Int32] = []
-        var next = 0
-        for (position, point) in boundaries.enumerated() where position + 1 < boundaries.count {
-            if !active.isEmpty { active.removeAll { $0.high <= point } }
-            while next < ranges.count, ranges[next].low <= point {
-                if ranges[next].high > point {
-                    active.append((ranges[next].high, ranges[next].high - ranges[next].low, ranges[next].unit))
-                }
-                next += 1
-            }
-            guard !active.isEmpty else { continue }
-            let end = boundaries[position + 1]
-            units.removeAll(keepingCapacity: true)
-            if active.count == 1 {
-                units.append(active[0].unit)
-            } else {
-                // Smallest range first; equal sizes keep their order (the sort is stable).
-                units.append(contentsOf: active.sorted { $0.size < $1.size }.map(\.unit))
-            }
-            if let last = starts.indices.last, ends[last] == point,
-                candidates[Int(firstCandidate[last])...].elementsEqual(units)
-            {
-                ends[last] = end
-                continue
-            }
-            starts.append(point)
-            ends.append(end)
-            firstCandidate.append(Int32(candidates.count))
-            candidates.append(contentsOf: units)
-        }
-        firstCandidate.append(Int32(candidates.count))
-    }
-
-    /// Every piece's start and end: where the units covering an address change.
-    var boundaries: [UInt64] { starts + ends }
-
-    func units(containing address: UInt64) -> [Int] {
-        var low = 0
-        var high = starts.count
-        while low < high {
-            let middle = (low + high) / 2
-            if starts[middle] <= address { low = middle + 1 } else { high = middle }
-        }
-        guard low > 0, address < ends[low - 1] else { return [] }
-        return candidates[Int(firstCandidate[low - 1])..<Int(firstCandidate[low])].map { Int($0) }
-    }
-}
-
-extension DecodedUnit {
-    /// Node indices from the outermost function to the innermost inlined call at `address`.
-    func scopeChain(at address: UInt64) -> [Int32] {
-        var low = 0
-        var high = topLevel.count
-        while low < high {
-            let middle = (low + high) / 2
-            if topLevel[middle].low <= address { low = middle + 1 } else { high = middle }
-        }
-        // Roots rarely overlap: look back a little. Where several hold the address (a nested
-        // function whose code lies inside its parent's range, overlapping functions), the smallest
-        // range is the innermost one, as llvm-symbolizer's address map has it; ties go to the later DIE.
-        var top: Int32 = -1
-        var topSize = UInt64.max
-        var candidate = low - 1
-        while candidate >= 0, low - candidate <= 16 {
-            let root = topLevel[candidate]
-            if address < root.high, root.high - root.low < topSize || (root.high - root.low == topSize && root.node > top) {
-                top = root.node
-                topSize = root.high - root.low
-            }
-            candidate -= 1
-        }
-        guard top >= 0 else { return [] }
-        var chain: [Int32] = [top]
-        var current = top
-        descend: while true {
-            var child = nodes[Int(current)].firstChild
-            while child >= 0 {
-                if contains(child, address) {
-                    if nodes[Int(child)].isInlined {
-                        chain.append(child)
-                    } else {
-                        chain = [child]  // A nested function starts its own chain.
-                    }
-                    current = child
-                    continue descend
-                }
-                child = nodes[Int(child)].nextSibling
-            }
-            break
-        }
-        return chain
-    }
-
-    /// The low end of the node's range that holds `address`.
-    func start(of node: Int32, containing address: UInt64) -> UInt64? {
-        let scope = nodes[Int(node)]
-        for index in Int(scope.rangeStart)..<Int(scope.rangeStart + scope.rangeCount) {
-            let range = nodeRanges[index]
-            if range.low <= address, address < range.high { return range.low }
-        }
-        return nil
-    }
-
-    private func contains(_ node: Int32, _ address: UInt64) -> Bool {
-        let scope = nodes[Int(node)]
-        for index in Int(scope.rangeStart)..<Int(scope.rangeStart + scope.rangeCount) {
-            let range = nodeRanges[index]
-            if range.low <= address, address < range.high { return true }
-        }
-        return false
-    }
-
-    /// The line row covering `address`: the last row at or before it, unless that row ends a sequence.
-    func location(at address: UInt64) -> (file: String?, line: Int)? {
-        var low = 0
-        var high = lineAddress.count
-        while low < high {
-            let middle = (low + high) / 2
-            if lineAddress[middle] <= address { low = middle + 1 } else { high = middle }
-        }
-        guard low > 0 else { return nil }
-        let row = low - 1
-        let file = lineFile[row]
-        if file == -1 { return nil }
-        return (file >= 0 ? lineFileNames[Int(file)] : nil, Int(lineNumber[row]))
-    }
-}

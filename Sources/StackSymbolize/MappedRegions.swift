@@ -13,25 +13,31 @@ import Foundation
 /// The signal handler touches only memory allocated once here (no locks, no allocation).
 enum MappedRegions {
     static let capacity = 1_024
+    // Why the `nonisolated(unsafe)` below are safe:
+    // - `starts`, `ends` and `damage` are pointers set once (Swift runs a static's initializer
+    //   once, under its own lock) and never changed. The slots they point to are written only
+    //   under `lock` (`register`, `unregister`) or by the SIGBUS handler (`damage` alone). Reads
+    //   without the lock (the handler, `isDamaged`) read whole aligned words, so they see a slot
+    //   either before or after a write; a mapping is read only after `register` returned its
+    //   slot, so the handler never misses a mapping being read.
+    // - `pageSize` and `handlerInstalled` are read and written only under `lock`; the handler
+    //   reads `pageSize` too, but only after `installHandler` wrote it and then called `sigaction`.
+
     /// Per slot: start and end address of a registered mapping (0 when free), and the damage mark.
-    nonisolated(unsafe) private static let starts: UnsafeMutablePointer<UInt> = {
-        let pointer = UnsafeMutablePointer<UInt>.allocate(capacity: capacity)
-        pointer.initialize(repeating: 0, count: capacity)
-        return pointer
-    }()
-    nonisolated(unsafe) private static let ends: UnsafeMutablePointer<UInt> = {
-        let pointer = UnsafeMutablePointer<UInt>.allocate(capacity: capacity)
-        pointer.initialize(repeating: 0, count: capacity)
-        return pointer
-    }()
-    nonisolated(unsafe) private static let damage: UnsafeMutablePointer<UInt8> = {
-        let pointer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
-        pointer.initialize(repeating: 0, count: capacity)
-        return pointer
-    }()
+    nonisolated(unsafe) private static let starts: UnsafeMutablePointer<UInt> = zeroedSlots()
+    nonisolated(unsafe) private static let ends: UnsafeMutablePointer<UInt> = zeroedSlots()
+    nonisolated(unsafe) private static let damage: UnsafeMutablePointer<UInt8> = zeroedSlots()
     nonisolated(unsafe) private static var pageSize: UInt = 4_096
     private static let lock = NSLock()
     nonisolated(unsafe) private static var handlerInstalled = false
+
+    /// A table of `capacity` zeros, allocated once and never freed (the handler may read it at
+    /// any time).
+    private static func zeroedSlots<Slot: FixedWidthInteger>() -> UnsafeMutablePointer<Slot> {
+        let pointer = UnsafeMutablePointer<Slot>.allocate(capacity: capacity)
+        pointer.initialize(repeating: 0, count: capacity)
+        return pointer
+    }
 
     /// Registers a mapping; returns its slot, or nil when every slot is taken (the mapping is then
     /// read unguarded, as before).
@@ -94,51 +100,5 @@ enum MappedRegions {
             }
         }
         signal(SIGBUS, SIG_DFL)
-    }
-}
-
-/// What identifies a file's contents on disk cheaply: device, inode, size and modification time.
-/// A debug file or index replaced or truncated after it was opened has another one.
-struct FileIdentity: Equatable {
-    var device: UInt64
-    var inode: UInt64
-    var size: Int64
-    var modified: Int64
-    var modifiedNanoseconds: Int64
-
-    init?(path: String) {
-        var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
-        self.init(status)
-    }
-
-    init?(descriptor: Int32) {
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return nil }
-        self.init(status)
-    }
-
-    private init(_ status: stat) {
-        device = UInt64(status.st_dev)
-        inode = UInt64(status.st_ino)
-        size = Int64(status.st_size)
-        modified = Int64(status.st_mtim.tv_sec)
-        modifiedNanoseconds = Int64(status.st_mtim.tv_nsec)
-    }
-}
-
-/// When to look at a file's identity again during lookups one by one: a `stat` per frame would cost
-/// more than the lookup, so once a second (the clock is read every 64 lookups).
-struct IdentityCheckPace {
-    private var lookups = 0
-    private var last = ContinuousClock.now
-
-    mutating func isDue() -> Bool {
-        lookups += 1
-        guard lookups & 63 == 0 || lookups == 1 else { return false }
-        let now = ContinuousClock.now
-        guard now - last >= .seconds(1) || lookups == 1 else { return false }
-        last = now
-        return true
     }
 }

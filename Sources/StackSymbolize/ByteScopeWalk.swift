@@ -1,0 +1,140 @@
+/// `LibdwScopeWalk` with the tree walked over the section bytes (see `DIECursor`) in one pass, each
+/// DIE read once; libdw is asked only about DIEs that may have code. The pass records, per sibling
+/// list it visits, the functions and containers in it; a replay then builds the nodes in exactly
+/// the order `LibdwScopeWalk` does, so both give the same tree.
+enum ByteScopeWalk {
+    /// Walks the unit's tree into `unit`. Returns false, leaving `unit` alone, when the bytes are
+    /// not the ones libdw reads or anything could not be decoded; the caller then walks with libdw.
+    static func read(unitDIE: inout DwarfDIE, sections: DebugSections?, wanted: [UInt64]?, into unit: inout DecodedUnit) -> Bool {
+        guard let sections, let infoBase = sections.info.baseAddress else { return false }
+        let dieOffset = Int(unitDIE.offset())
+        let inUnit = Int(unitDIE.offsetInUnit())
+        // libdw must be reading these very bytes (not a decompressed copy), or offsets mean nothing.
+        guard dieOffset >= inUnit, dieOffset < sections.info.count, unitDIE.bytes == infoBase + dieOffset,
+            var cursor = DIECursor(info: sections.info, abbrev: sections.abbrev, unitStart: dieOffset - inUnit),
+            let unitEntry = cursor.entry(at: dieOffset)
+        else { return false }
+        guard unitEntry.hasChildren else { return true }
+        guard let (firstChild, _) = cursor.attributesEnd(of: dieOffset) else { return false }
+        var lists = SiblingLists(unitDIE: unitDIE, infoBase: infoBase, wanted: wanted)
+        guard lists.collect(from: firstChild, cursor: &cursor) else { return false }
+        lists.replay(into: &unit)
+        return true
+    }
+}
+
+/// What the pass found, per sibling list it visited: the functions with code and the containers
+/// in it, each with the list of its own children to visit.
+private struct SiblingLists {
+    /// A function with code (`node` filled but for links) or a container, and the list of its
+    /// children to visit (-1: none).
+    struct Item {
+        var node: ScopeNode?
+        var ranges: [AddressRange]
+        var childList: Int32
+    }
+
+    let unitDIE: DwarfDIE
+    let infoBase: UnsafeRawPointer
+    let wanted: [UInt64]?
+    var lists: [[Item]] = [[]]
+    /// Per list: whether inlined calls in it are recorded (see `LibdwScopeWalk`).
+    var listRecordsInlined: [Bool] = [true]
+
+    init(unitDIE: DwarfDIE, infoBase: UnsafeRawPointer, wanted: [UInt64]?) {
+        self.unitDIE = unitDIE
+        self.infoBase = infoBase
+        self.wanted = wanted
+    }
+
+    private mutating func newList(recordingInlined: Bool) -> Int32 {
+        lists.append([])
+        listRecordsInlined.append(recordingInlined)
+        return Int32(lists.count - 1)
+    }
+
+    /// The pass over the unit's DIEs from its first child; false when anything could not be read.
+    mutating func collect(from firstChild: Int, cursor: inout DIECursor) -> Bool {
+        // Per open level, the list its DIEs go to; -1 while inside a subtree nobody visits.
+        var levels: [Int32] = [0]
+        var offset = firstChild
+        while !levels.isEmpty, offset < cursor.unitEnd {
+            var reader = ByteReader(cursor.info, at: offset)
+            guard let code = reader.uleb() else { return false }
+            if code == 0 {
+                levels.removeLast()
+                offset = reader.position
+                continue
+            }
+            guard let entry = cursor.entry(at: offset), let (end, sibling) = cursor.attributesEnd(of: offset) else { return false }
+            let list = levels[levels.count - 1]
+            let childList = list >= 0 ? record(entry, at: offset, in: list) : -1
+            if entry.hasChildren {
+                if childList < 0, let sibling, sibling > offset {
+                    offset = sibling  // Nothing to record below: jump over the subtree.
+                } else {
+                    levels.append(childList)
+                    offset = end
+                }
+            } else {
+                offset = end
+            }
+        }
+        return true
+    }
+
+    /// Records the DIE at `offset` in `list`; returns the list its children go to (-1: nothing
+    /// below it is recorded).
+    private mutating func record(_ entry: AbbreviationTable.Entry, at offset: Int, in list: Int32) -> Int32 {
+        let recordsInlined = listRecordsInlined[Int(list)]
+        if entry.tag == DWARFTag.subprogram || entry.tag == DWARFTag.inlinedSubroutine {
+            let isInlined = entry.tag == DWARFTag.inlinedSubroutine
+            // Without DW_AT_low_pc or DW_AT_ranges there is no code, so no range either.
+            guard entry.mayHaveCode, recordsInlined || !isInlined else { return recordWithoutCode(entry, in: list) }
+            var die = unitDIE.sameUnitDIE(atByte: infoBase + offset)
+            let ranges = die.ranges()
+            guard !ranges.isEmpty else { return recordWithoutCode(entry, in: list) }
+            let (callFile, callLine) = isInlined ? die.callSite() : (-1, 0)
+            var childList: Int32 = -1
+            if entry.hasChildren {
+                childList = newList(recordingInlined: wanted == nil || DecodedUnit.holdsWanted(ranges, wanted!))
+            }
+            let node = ScopeNode(
+                dieOffset: UInt64(offset), parent: -1, isInlined: isInlined, callFile: callFile, callLine: callLine,
+                rangeStart: 0, rangeCount: Int32(ranges.count))
+            lists[Int(list)].append(Item(node: node, ranges: ranges, childList: childList))
+            return childList
+        }
+        // Functions and inlined calls can sit inside these.
+        guard DWARFTag.isContainer(entry.tag), entry.hasChildren else { return -1 }
+        let childList = newList(recordingInlined: recordsInlined)
+        lists[Int(list)].append(Item(node: nil, ranges: [], childList: childList))
+        return childList
+    }
+
+    /// A function without code is not recorded, but a nested function (a closure) may sit below it.
+    private mutating func recordWithoutCode(_ entry: AbbreviationTable.Entry, in list: Int32) -> Int32 {
+        guard entry.hasChildren else { return -1 }
+        let childList = newList(recordingInlined: false)
+        lists[Int(list)].append(Item(node: nil, ranges: [], childList: childList))
+        return childList
+    }
+
+    /// Builds the nodes in the order of `LibdwScopeWalk`: a stack of (list, parent), lists taken
+    /// last-in first-out.
+    func replay(into unit: inout DecodedUnit) {
+        var lastChild: [Int32: Int32] = [:]
+        var pending: [(list: Int32, parent: Int32)] = [(0, -1)]
+        while let (list, parent) = pending.popLast() {
+            for item in lists[Int(list)] {
+                guard var scope = item.node else {
+                    pending.append((item.childList, parent))
+                    continue
+                }
+                scope.parent = parent
+                let node = unit.addScope(scope, ranges: item.ranges, lastChild: &lastChild)
+                if item.childList >= 0 { pending.append((item.childList, node)) }
+            }
+        }
+    }
+}

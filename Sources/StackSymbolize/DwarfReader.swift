@@ -1,0 +1,218 @@
+import Foundation
+
+/// An open DWARF reader over an ELF file on disk or an ELF image built in memory: the checks that
+/// make an unreadable file an error rather than silently wrong answers, the unit headers, and one
+/// unit decoded at a time. Not thread-safe: libdw's lazy caches are unsynchronized, so each thread
+/// opens its own.
+final class DwarfReader {
+    let path: String
+    private let elf: ElfHandle
+    private let dwarf: DwarfHandle?
+    /// The file as it was when opened (nil for an image built in memory).
+    private var identity: FileIdentity?
+    private var region: Int?
+
+    /// Opens an ELF file; libelf maps it and libdw reads its sections in place. With `openingDWARF`
+    /// false only libelf opens it (enough for the build-id and machine: catalog scans and the warm
+    /// path never pay for libdw's setup).
+    init(elfPath path: String, openingDWARF: Bool = true) throws(SymbolizeError) {
+        self.path = path
+        elf = try ElfHandle(path: path)
+        // libelf mapped the file: a SIGBUS past a new end (the file truncated under us) is caught.
+        identity = elf.fileIdentity()
+        if let mapped = elf.rawBytes(), let base = mapped.baseAddress {
+            region = MappedRegions.register(base, count: mapped.count)
+        }
+        try Self.checkHeaders(of: elf, path: path)
+        // Catalog scans open files without DWARF (`openingDWARF` false): they only need the headers.
+        dwarf = openingDWARF ? DwarfHandle(elf: elf) : nil
+        // A file without DWARF still has a symbol table to fall back on; one whose DWARF libdw
+        // refuses (a section past the end of the file) is an error, not a silent fallback.
+        if openingDWARF, dwarf == nil, let info = ElfSectionLookup.section(named: ".debug_info", in: elf) {
+            throw SymbolizeError.elfutilsRefused(
+                path: path, "libdw cannot read the DWARF (.debug_info at byte \(info.offset), \(info.size) bytes): \(libdwMessage())")
+        }
+    }
+
+    /// Headers libelf cannot read leave it no sections or segments: no DWARF, no symbol table, no
+    /// text base, so the file would answer nothing (or wrongly) while looking fine.
+    private static func checkHeaders(of elf: ElfHandle, path: String) throws(SymbolizeError) {
+        guard let header = elf.header(), let sectionCount = elf.sectionCount(), let segmentCount = elf.segmentCount() else {
+            throw SymbolizeError.corrupt(path: path, "the ELF headers cannot be read (\(libelfMessage()))")
+        }
+        if header.sectionHeaderOffset != 0, sectionCount == 0 || !elf.hasSection(at: sectionCount - 1) {
+            throw SymbolizeError.corrupt(
+                path: path, "the ELF section header table (at byte \(header.sectionHeaderOffset)) runs past the end of the file")
+        }
+        if header.programHeaderOffset != 0, segmentCount > 0, elf.segment(at: 0) == nil {
+            throw SymbolizeError.corrupt(
+                path: path, "the ELF program header table (at byte \(header.programHeaderOffset)) runs past the end of the file")
+        }
+    }
+
+    /// Takes ownership of `image`, an ELF image built in memory from a Mach-O file's DWARF
+    /// (`withDWARF` false: the slice has none, and no libdw handle is opened).
+    init(elfImage image: UnsafeMutableRawBufferPointer, path: String, withDWARF: Bool = true) throws(SymbolizeError) {
+        self.path = path
+        elf = try ElfHandle(image: image, path: path)
+        // A slice without DWARF (an app binary from an archive, a system library) still has its
+        // symbol table: the image opens with no libdw handle and answers from the symbols.
+        guard withDWARF else {
+            dwarf = nil
+            return
+        }
+        guard let dwarf = DwarfHandle(elf: elf) else {
+            throw SymbolizeError.elfutilsRefused(path: path, "libdw cannot read the DWARF sections (\(libdwMessage()))")
+        }
+        self.dwarf = dwarf
+    }
+
+    /// A read of libelf's mapping faulted past the file's end.
+    var wasCutShort: Bool { MappedRegions.isDamaged(region) }
+
+    /// True when the ELF file was truncated under libelf's mapping or is no longer the file opened.
+    var fileHasChanged: Bool {
+        guard !elf.isInMemory else { return false }
+        return MappedRegions.isDamaged(region) || FileIdentity(path: path) != identity
+    }
+
+    deinit {
+        MappedRegions.unregister(region)
+    }
+
+    var hasDWARF: Bool { dwarf != nil }
+
+    /// The ELF file's GNU build-id bytes, if it has one.
+    func buildID() -> [UInt8]? { elf.gnuBuildID() }
+
+    /// The ELF header's machine, e.g. 62 for x86-64, 183 for AArch64.
+    func machine() -> Int { elf.header()?.machine ?? 0 }
+
+    /// The first `PT_LOAD` segment's virtual address: where the image's offsets start (SPEC section 6).
+    func firstLoadAddress() -> UInt64 {
+        guard let count = elf.segmentCount() else { return 0 }
+        for index in 0..<count {
+            if let segment = elf.segment(at: index), segment.type == ElfNumber.segmentLoad { return segment.virtualAddress }
+        }
+        return 0
+    }
+
+    /// The whole file as libelf mapped it (names of `SymbolEntry` are offsets into it).
+    func fileBytes() -> UnsafeRawBufferPointer? { elf.rawBytes() }
+
+    /// Function symbols of `.symtab` (or `.dynsym` when stripped), sorted by address.
+    func functionSymbols() -> [SymbolEntry] { ELFSymbolTable.functionSymbols(of: elf) }
+
+    /// Why the file's DWARF cannot be trusted (a unit header or unit DIE libdw cannot read, a unit
+    /// running past the end of `.debug_info`): its answers would be silently wrong. Set by
+    /// `unitDIEOffsets()` and `unitRanges(dieOffsets:)`.
+    private(set) var dwarfProblem: String?
+
+    /// Header-only units skipped by `unitDIEOffsets()`.
+    private(set) var headerOnlyUnits = 0
+
+    /// The offsets of every unit DIE in `.debug_info`, from the unit headers alone (cheap: no DIE
+    /// is read). A unit that holds no DIE at all (its length covers the header only: older Apple
+    /// dsymutil writes them for some Swift files) is skipped, as llvm-symbolizer skips it; it
+    /// describes no code. A header libdw cannot read, or a unit running past the end of the
+    /// section (a file cut short), sets `dwarfProblem`.
+    func unitDIEOffsets() -> [UInt64] {
+        guard let dwarf else { return [] }
+        let info = ElfSectionLookup.section(named: ".debug_info", in: elf)
+        var result: [UInt64] = []
+        var offset: UInt64 = 0
+        var index = 0
+        headerOnlyUnits = 0
+        while true {
+            let next: UInt64
+            let headerSize: Int
+            switch dwarf.unitHeader(at: offset) {
+            case .end:
+                return result
+            case .unreadable:
+                if let info, offset >= info.size { return result }
+                adoptProblem("corrupt DWARF: the unit after \(index) readable unit(s) cannot be read (\(libdwMessage()))")
+                return result
+            case .unit(let found, let size):
+                next = found
+                headerSize = size
+            }
+            if let info, !info.compressed, next != UInt64.max, next > info.size {
+                adoptProblem(
+                    "corrupt DWARF: unit \(index) at offset \(offset) of .debug_info ends at \(next), past the section's \(info.size) bytes (cut short?)"
+                )
+                return result
+            }
+            let dieOffset = offset + UInt64(headerSize)
+            if dieOffset < next {
+                result.append(dieOffset)
+            } else {
+                headerOnlyUnits += 1
+            }
+            if next == UInt64.max || next <= offset { return result }
+            offset = next
+            index += 1
+        }
+    }
+
+    /// Every unit's address ranges from its unit DIE (`DW_AT_ranges` or low/high pc).
+    func unitRanges() -> [UnitRanges] {
+        unitRanges(dieOffsets: unitDIEOffsets()[...])
+    }
+
+    /// `unitRanges()` for some of the units (by unit DIE offset), so two threads can share the
+    /// work. A unit DIE libdw cannot read sets `dwarfProblem`; type units are skipped.
+    func unitRanges(dieOffsets: ArraySlice<UInt64>) -> [UnitRanges] {
+        guard let dwarf else { return [] }
+        var result: [UnitRanges] = []
+        for dieOffset in dieOffsets {
+            var unitDIE = dwarf.die(at: dieOffset)
+            let tag = unitDIE?.tag() ?? 0
+            guard var unitDIE, tag != 0 else {
+                adoptProblem("corrupt DWARF: the unit DIE at offset \(dieOffset) cannot be read (\(libdwMessage()))")
+                continue
+            }
+            guard tag == DWARFTag.compileUnit || tag == DWARFTag.partialUnit || tag == DWARFTag.skeletonUnit else { continue }
+            let ranges = unitDIE.ranges()
+            if !ranges.isEmpty { result.append(UnitRanges(unitDIEOffset: dieOffset, ranges: ranges)) }
+        }
+        return result
+    }
+
+    /// A problem found by another handle on the same file (the second thread of a batch); the first
+    /// problem found is the one kept.
+    func adoptProblem(_ problem: String?) {
+        if dwarfProblem == nil { dwarfProblem = problem }
+    }
+
+    /// Units whose bytes could not be walked, so libdw walked them (tests expect none on the fixtures).
+    private(set) var unitsWalkedByLibdw = 0
+
+    /// `.debug_info` and `.debug_abbrev` as stored (nil when compressed or absent), found once.
+    private lazy var rawSections: DebugSections? = ElfSectionLookup.rawDebugSections(in: elf)
+
+    /// Walks one unit's DIE tree once and reads its line table.
+    ///
+    /// - Parameter wanted: when given (sorted), only the functions holding one of these addresses
+    ///   are descended into and only their line rows are kept: a cold batch pays for what it asks.
+    func decodeUnit(at unitDIEOffset: UInt64, wanted: [UInt64]? = nil, walkingBytes: Bool = true) -> DecodedUnit {
+        var unit = DecodedUnit()
+        guard let dwarf, var unitDIE = dwarf.die(at: unitDIEOffset) else { return unit }
+        LineTableReader.read(unitDIE: &unitDIE, wanted: wanted, into: &unit)
+        if !walkingBytes || !ByteScopeWalk.read(unitDIE: &unitDIE, sections: rawSections, wanted: wanted, into: &unit) {
+            if walkingBytes { unitsWalkedByLibdw += 1 }
+            LibdwScopeWalk.read(unitDIE: &unitDIE, wanted: wanted, into: &unit)
+        }
+        unit.topLevel.sort { $0.low < $1.low }
+        return unit
+    }
+
+    /// The function name libdw finds for a DIE: the linkage name (through abstract origin and
+    /// specification), else `DW_AT_name`.
+    func functionName(dieOffset: UInt64) -> (linkage: String?, plain: String?) {
+        guard var die = dwarf?.die(at: dieOffset) else { return (nil, nil) }
+        return die.names()
+    }
+}
+
+@available(*, unavailable) extension DwarfReader: Sendable {}

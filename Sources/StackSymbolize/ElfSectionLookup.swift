@@ -1,0 +1,29 @@
+/// `.debug_info` and `.debug_abbrev` as stored in the file, for the byte walk.
+struct DebugSections {
+    var info: UnsafeRawBufferPointer
+    var abbrev: UnsafeRawBufferPointer
+}
+
+/// Finding an ELF file's sections by name.
+enum ElfSectionLookup {
+    /// The file offset and size of the first section named `wanted`, and whether it is compressed.
+    static func section(named wanted: String, in elf: ElfHandle) -> (offset: UInt64, size: UInt64, compressed: Bool)? {
+        guard let section = elf.sections().first(where: { $0.name == wanted }) else { return nil }
+        return (section.offset, section.size, section.flags & ElfNumber.flagCompressed != 0)
+    }
+
+    /// `.debug_info` and `.debug_abbrev` as stored (the last of each name wins), or nil when
+    /// either is absent or compressed: the byte walk's offsets must be the ones libdw reads.
+    static func rawDebugSections(in elf: ElfHandle) -> DebugSections? {
+        var info: UnsafeRawBufferPointer?
+        var abbrev: UnsafeRawBufferPointer?
+        for section in elf.sections()
+        where section.type == ElfNumber.sectionProgramBits && section.flags & ElfNumber.flagCompressed == 0 {
+            guard section.name == ".debug_info" || section.name == ".debug_abbrev", let bytes = elf.contents(of: section)
+            else { continue }
+            if section.name == ".debug_info" { info = bytes } else { abbrev = bytes }
+        }
+        guard let info, let abbrev else { return nil }
+        return DebugSections(info: info, abbrev: abbrev)
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+
+/// Reads a unit's line table and file table into a `DecodedUnit`, file names as llvm-symbolizer
+/// prints them.
+enum LineTableReader {
+    /// Reads the line rows (only the row each `wanted` address falls in, when given) and the file
+    /// table `DW_AT_call_file` indexes.
+    static func read(unitDIE: inout DwarfDIE, wanted: [UInt64]?, into unit: inout DecodedUnit) {
+        let compDir = unitDIE.compilationDirectory()
+        if let lines = unitDIE.lineTable() {
+            let rows = wanted.map { rowsHolding($0, in: lines) }
+            let rowCount = rows?.count ?? lines.count
+            unit.lineAddress.reserveCapacity(rowCount)
+            unit.lineNumber.reserveCapacity(rowCount)
+            unit.lineFile.reserveCapacity(rowCount)
+            var fileIndexByName: [UnsafePointer<CChar>: Int32] = [:]
+            for position in 0..<rowCount {
+                guard let row = lines.row(at: rows?[position] ?? position) else { continue }
+                var file: Int32 = -1
+                if !row.endsSequence {
+                    if let name = row.file {
+                        if let known = fileIndexByName[name] {
+                            file = known
+                        } else {
+                            file = Int32(unit.lineFileNames.count)
+                            unit.lineFileNames.append(cleanPath(name, compDir: compDir))
+                            fileIndexByName[name] = file
+                        }
+                    } else {
+                        file = -2
+                    }
+                }
+                unit.lineAddress.append(row.address)
+                unit.lineNumber.append(row.line)
+                unit.lineFile.append(file)
+            }
+        }
+        if let files = unitDIE.fileTable() {
+            unit.callFileNames.reserveCapacity(files.count)
+            for index in 0..<files.count {
+                unit.callFileNames.append(files.name(at: index).map { cleanPath($0, compDir: compDir) } ?? "")
+            }
+        }
+    }
+
+    /// The rows the sorted `wanted` addresses fall in: for each, the last row at or before it
+    /// (each row once).
+    private static func rowsHolding(_ wanted: [UInt64], in lines: DwarfLineTable) -> [Int] {
+        var rows: [Int] = []
+        var previous = -1
+        for target in wanted {
+            var low = 0
+            var high = lines.count
+            while low < high {
+                let middle = (low + high) / 2
+                if lines.address(at: middle) <= target { low = middle + 1 } else { high = middle }
+            }
+            if low > 0, low - 1 != previous {
+                rows.append(low - 1)
+                previous = low - 1
+            }
+        }
+        return rows
+    }
+
+    /// A file name of the line table as llvm-symbolizer prints it.
+    ///
+    /// libdw joins a file of directory 0 with the compilation directory, and a file of another
+    /// directory with that directory only, so a relative include directory (`../examples`, or the
+    /// `__hidden#12_` of a bitcode build) comes out relative. llvm-symbolizer (and atos) put the
+    /// compilation directory in front of those: `/Users/x/breakpad/examples/../examples/a.cpp`.
+    /// So a relative result that does not already start with the compilation directory gets it.
+    /// Repeated slashes are collapsed as path joining would (libdw joins `/` and Swift's
+    /// `/<compiler-generated>` into `//<compiler-generated>`).
+    static func cleanPath(_ name: UnsafePointer<CChar>, compDir: [UInt8]?) -> String {
+        let length = strlen(name)
+        let bytes = UnsafeRawBufferPointer(start: name, count: length)
+        var result: [UInt8] = []
+        result.reserveCapacity(length + (compDir?.count ?? 0) + 1)
+        if let compDir, length > 0, bytes[0] != UInt8(ascii: "/") {
+            let underCompDir =
+                length > compDir.count && bytes[compDir.count] == UInt8(ascii: "/")
+                && zip(bytes.prefix(compDir.count), compDir).allSatisfy { $0 == $1 }
+            if !underCompDir {
+                result.append(contentsOf: compDir)
+                result.append(UInt8(ascii: "/"))
+            }
+        }
+        result.append(contentsOf: bytes)
+        var cleaned: [UInt8] = []
+        cleaned.reserveCapacity(result.count)
+        var previousSlash = false
+        for byte in result {
+            if byte == UInt8(ascii: "/") && previousSlash { continue }
+            previousSlash = byte == UInt8(ascii: "/")
+            cleaned.append(byte)
+        }
+        return String(decoding: cleaned, as: UTF8.self)
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// A file mapped read-only into memory; unmapped when the last reference goes.
+///
+/// Sendable, checked by hand: every stored property is a `let` set in `init`, the mapping is
+/// `PROT_READ` (no thread can write through it) and is unmapped only in `deinit`, once no thread
+/// holds a reference. `hasChanged` reads `MappedRegions`, which is safe from any thread.
+final class MappedFile: @unchecked Sendable {
+    let path: String
+    let bytes: UnsafeRawBufferPointer
+    /// The file as it was when mapped.
+    let identity: FileIdentity?
+    /// Its slot in `MappedRegions` (a SIGBUS past a new end is caught, not fatal).
+    private let region: Int?
+    var regionSlot: Int? { region }
+
+    init(path: String) throws(SymbolizeError) {
+        self.path = path
+        let descriptor = try SystemCall.openForReading(path)
+        defer { close(descriptor) }
+        var status = stat()
+        _ = try SystemCall.valueOrErrno { fstat(descriptor, &status) }.orThrow(path: path, action: "cannot stat")
+        guard (status.st_mode & S_IFMT) == S_IFREG else { throw SymbolizeError.fileSystem(path: path, "not a regular file") }
+        identity = FileIdentity(descriptor: descriptor)
+        let size = Int(status.st_size)
+        if size == 0 {
+            bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+            region = nil
+            return
+        }
+        let address = try SystemCall.nonNilValueOrErrno(retryOnInterrupt: false) { () -> UnsafeMutableRawPointer? in
+            let mapped = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0)
+            return mapped == MAP_FAILED ? nil : mapped
+        }.orThrow(path: path, action: "cannot map")
+        bytes = UnsafeRawBufferPointer(start: address, count: size)
+        region = MappedRegions.register(address, count: size)
+    }
+
+    /// True when the file was truncated under the mapping (a read faulted past its end) or is no
+    /// longer the file that was mapped (replaced, rewritten, resized).
+    var hasChanged: Bool {
+        MappedRegions.isDamaged(region) || FileIdentity(path: path) != identity
+    }
+
+    var view: ByteView { ByteView(bytes: bytes, path: path) }
+
+    deinit {
+        MappedRegions.unregister(region)
+        if let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
+    }
+}

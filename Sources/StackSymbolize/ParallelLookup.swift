@@ -1,0 +1,60 @@
+import Foundation
+
+/// Splits a large batch over two threads, each with its own libdw handle on the same file
+/// (libdw's lazy caches are not thread-safe).
+enum ParallelLookup {
+    static let minimumForThreads = 2_000
+
+    /// Also demangles the names found, on both threads, into `names`. The second thread starts at
+    /// once: it opens its handle and reads the ranges of half the units while this one reads the
+    /// other half; then each looks up the addresses of its own units.
+    static func run(_ image: DebugImage, _ addresses: [UInt64], names: inout NameCache) -> [RawLookup] {
+        guard addresses.count >= minimumForThreads, ProcessInfo.processInfo.activeProcessorCount > 1 else {
+            return image.lookupBatch(addresses)
+        }
+        let reopen = image.reopener()
+        let opening = SecondThread { () -> sending OpenedHalf? in
+            guard let worker = try? reopen() else { return nil }
+            // The second half of the unit map's units, while the first thread does the first half.
+            let offsets = worker.unitDIEOffsets()
+            let units = worker.unitRanges(dieOffsets: offsets[(offsets.count / 2)...])
+            return OpenedHalf(image: worker, units: units, problem: worker.problemSoFar)
+        }
+        let offsets = image.unitDIEOffsets()
+        let firstUnits = image.unitRanges(dieOffsets: offsets[..<(offsets.count / 2)])
+        // Split by address so each thread decodes a disjoint set of units.
+        let sorted = addresses.sorted()
+        let pivot = sorted[sorted.count / 2]
+        let firstIndices = addresses.indices.filter { addresses[$0] < pivot }
+        let secondIndices = addresses.indices.filter { addresses[$0] >= pivot }
+        guard let second = opening.join() else { return image.lookupBatch(addresses) }
+        let map = UnitAddressMap(firstUnits + second.units)
+        image.adoptUnitMap(map)
+        image.adoptProblem(second.problem)
+        let worker = second.image
+        let secondAddresses = secondIndices.map { addresses[$0] }
+        let lookingUp = SecondThread { () -> sending (results: [RawLookup], names: NameCache) in
+            worker.preloadSymbols()
+            worker.adoptUnitMap(map)
+            let results = worker.lookupBatch(secondAddresses)
+            var secondNames = NameCache()
+            secondNames.warm(results)
+            return (results, secondNames)
+        }
+        let firstResults = image.lookupBatch(firstIndices.map { addresses[$0] })
+        names.warm(firstResults)
+        let (secondResults, secondNames) = lookingUp.join()
+        names.merge(secondNames)
+        var results = [RawLookup](repeating: RawLookup(source: .none, frames: []), count: addresses.count)
+        for (position, index) in firstIndices.enumerated() { results[index] = firstResults[position] }
+        for (position, index) in secondIndices.enumerated() { results[index] = secondResults[position] }
+        return results
+    }
+
+    /// The second thread's handle on the file, with the unit ranges it read and any problem found.
+    private struct OpenedHalf {
+        var image: DebugImage
+        var units: [UnitRanges]
+        var problem: String?
+    }
+}

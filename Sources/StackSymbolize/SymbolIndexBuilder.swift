@@ -1,0 +1,216 @@
+import Foundation
+
+private let none = SymbolIndexFormat.none
+
+/// Builds the index of one debug image.
+enum SymbolIndexBuilder {
+    struct Location: Hashable {
+        var name: UInt32
+        var file: UInt32
+        var line: UInt32
+        var parent: UInt32
+        var inlined: Bool
+        var isLinkage: Bool
+        var start: UInt64
+    }
+
+    /// What one thread produces over its share of the units.
+    struct Part {
+        var starts: [UInt64] = []
+        var locations: [UInt32] = []
+        var table: [Location] = []
+        var strings: [String] = []
+        var stringIndex: [String: UInt32] = [:]
+        var locationIndex: [Location: UInt32] = [:]
+
+        mutating func string(_ text: String?) -> UInt32 {
+            guard let text else { return none }
+            if let known = stringIndex[text] { return known }
+            let index = UInt32(strings.count)
+            strings.append(text)
+            stringIndex[text] = index
+            return index
+        }
+
+        /// The location records of a direct answer (outermost first, each the parent of the next);
+        /// returns the innermost one's index.
+        mutating func record(_ answer: RawLookup) -> UInt32 {
+            var current = none
+            for (position, frame) in answer.frames.reversed().enumerated() {
+                current = location(
+                    Location(
+                        name: string(frame.linkageName ?? frame.plainName), file: string(frame.file),
+                        line: frame.line.map { UInt32(clamping: $0) } ?? none, parent: current, inlined: frame.isInlined,
+                        isLinkage: frame.linkageName != nil, start: position == 0 ? answer.functionStart ?? 0 : 0))
+            }
+            return current
+        }
+
+        mutating func location(_ value: Location) -> UInt32 {
+            if let known = locationIndex[value] { return known }
+            let index = UInt32(table.count)
+            table.append(value)
+            locationIndex[value] = index
+            return index
+        }
+    }
+
+    /// The entries of the units `units` of `image`: one per place where the answer may change (a
+    /// line row, a function's or inlined call's range end, a unit's range end, and `extraPoints`:
+    /// symbol starts and ends, since outermost names and line-only answers come from the symbol
+    /// table). Each entry holds exactly what the direct lookup (`DebugImage.lookup`) answers there,
+    /// so an index can never say something else than the debug file; between two points that
+    /// answer cannot change. Entries are not deduplicated here: the merge does it once the parts'
+    /// points are interleaved.
+    static func part(_ image: DebugImage, units: Range<Int>, extraPoints: [UInt64]) -> Part {
+        var part = Part()
+        func add(_ points: [UInt64], given: (index: Int, unit: DecodedUnit)?) {
+            var previous: UInt64?
+            for point in points where point != previous {
+                previous = point
+                let answer = image.lookup(point, given: given)
+                part.starts.append(point)
+                part.locations.append(answer.source == .dwarf ? part.record(answer) : none)
+            }
+        }
+        for unitIndex in units {
+            let unit = image.wholeUnit(unitIndex)
+            var boundaries: [UInt64] = unit.lineAddress
+            for range in unit.nodeRanges where range.low != 0 {
+                boundaries.append(range.low)
+                boundaries.append(range.high)
+            }
+            boundaries.sort()
+            add(boundaries, given: (unitIndex, unit))
+        }
+        add(extraPoints, given: nil)
+        return part
+    }
+
+    /// Builds the index with two threads (each its own libdw handle, half the units) and writes it
+    /// to `path` through a temporary name and a rename, so a reader never sees half a file and two
+    /// builders racing both end with a whole one.
+    static func build(_ image: DebugImage, to path: String) throws(SymbolizeError) {
+        // A file direct mode refuses gets no index either: the same error, never answers.
+        if let problem = image.dwarfProblem { throw SymbolizeError.corrupt(path: image.path, problem) }
+        let count = image.unitCount
+        let middle = count / 2
+        let symbols = image.functionSymbols
+        // Symbol starts and ends inside the units' ranges (outside them the index's own symbol
+        // table answers, as the direct path's fallback does).
+        var symbolPoints: [UInt64] = []
+        for symbol in symbols {
+            for point in [symbol.address, symbol.address &+ symbol.size] where !image.unitMap.units(containing: point).isEmpty {
+                symbolPoints.append(point)
+            }
+        }
+        symbolPoints.append(contentsOf: image.unitMap.boundaries)
+        symbolPoints.sort()
+        var parts: [Part]
+        if count >= 8, ProcessInfo.processInfo.activeProcessorCount > 1, let second = try? image.reopened() {
+            let secondHalf = SecondThread { part(second, units: middle..<count, extraPoints: []) }
+            let firstPart = part(image, units: 0..<middle, extraPoints: symbolPoints)
+            parts = [firstPart, secondHalf.join()]
+        } else {
+            parts = [part(image, units: 0..<count, extraPoints: symbolPoints)]
+        }
+        try write(merge(parts), symbols: symbols, symbolNames: symbols.map { image.name(of: $0) }, textBase: image.textBase, to: path)
+    }
+
+    /// One table from several parts: strings and locations renumbered, entries sorted by address.
+    static func merge(_ parts: [Part]) -> Part {
+        var merged = parts[0]
+        for other in parts.dropFirst() {
+            var locationMap: [UInt32] = []
+            locationMap.reserveCapacity(other.table.count)
+            for location in other.table {
+                var moved = location
+                moved.name = location.name == none ? none : merged.string(other.strings[Int(location.name)])
+                moved.file = location.file == none ? none : merged.string(other.strings[Int(location.file)])
+                moved.parent = location.parent == none ? none : locationMap[Int(location.parent)]
+                locationMap.append(merged.location(moved))
+            }
+            merged.starts += other.starts
+            merged.locations += other.locations.map { $0 == none ? none : locationMap[Int($0)] }
+        }
+        // Sort entries by start. Entries at the same start hold the same answer (both are the
+        // direct lookup's at that address), so either may stay.
+        let order = merged.starts.indices.sorted { merged.starts[$0] < merged.starts[$1] }
+        var starts: [UInt64] = []
+        var locations: [UInt32] = []
+        starts.reserveCapacity(order.count)
+        locations.reserveCapacity(order.count)
+        for index in order {
+            if let last = starts.last, last == merged.starts[index] { continue }
+            if let last = locations.last, last == merged.locations[index] { continue }
+            starts.append(merged.starts[index])
+            locations.append(merged.locations[index])
+        }
+        merged.starts = starts
+        merged.locations = locations
+        return merged
+    }
+
+    private static func write(
+        _ part: Part, symbols: [SymbolEntry], symbolNames: [String], textBase: UInt64, to path: String
+    ) throws(SymbolizeError) {
+        var data = Data()
+        func append<T: FixedWidthInteger>(_ value: T) {
+            withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+        }
+        func pad() { while data.count % 8 != 0 { data.append(0) } }
+        var withSymbols = part
+        let symbolNameIndexes = symbolNames.map { withSymbols.string($0) }
+        let strings = withSymbols.strings
+        var blob = Data()
+        var offsets: [UInt32] = []
+        for string in strings {
+            offsets.append(UInt32(blob.count))
+            blob.append(contentsOf: Array(string.utf8))
+        }
+        offsets.append(UInt32(blob.count))
+        append(SymbolIndexFormat.magic)
+        append(SymbolIndexFormat.version)
+        append(UInt32(0))
+        append(UInt64(part.starts.count))
+        append(UInt64(part.table.count))
+        append(UInt64(symbols.count))
+        append(UInt64(strings.count))
+        append(UInt64(blob.count))
+        append(textBase)
+        for start in part.starts { append(start) }
+        for location in part.locations { append(location) }
+        pad()
+        for location in part.table {
+            append(location.name)
+            append(location.file)
+            append(location.line)
+            append(location.parent)
+            append(UInt32(location.inlined ? 1 : 0) | UInt32(location.isLinkage ? 2 : 0))
+            append(UInt32(0))
+            append(location.start)
+        }
+        for (index, symbol) in symbols.enumerated() {
+            append(symbol.address)
+            append(symbol.size)
+            append(symbolNameIndexes[index])
+            append(UInt32(0))
+        }
+        for offset in offsets { append(offset) }
+        pad()
+        data.append(blob)
+        pad()
+        for position in stride(from: 0, to: part.starts.count, by: SymbolIndex.blockSize) { append(part.starts[position]) }
+        var checksum = IndexChecksum()
+        data.withUnsafeBytes { checksum.add($0) }
+        append(checksum.value)
+        let temporary = path + ".tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        guard FileManager.default.createFile(atPath: temporary, contents: data) else {
+            throw SymbolizeError.fileSystem(path: temporary, "cannot write the symbol index")
+        }
+        if case .failure(let failure) = SystemCall.valueOrErrno({ rename(temporary, path) }) {
+            unlink(temporary)
+            throw .systemCall(path: path, action: "cannot move the symbol index into place", errno: failure)
+        }
+    }
+}

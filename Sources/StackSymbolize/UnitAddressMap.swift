@@ -1,0 +1,80 @@
+/// Units' address ranges made disjoint: each piece lists the units covering it, smallest range
+/// first, so an address finds its unit by one binary search even when units overlap.
+struct UnitAddressMap {
+    var unitOffsets: [UInt64] = []
+    private var starts: [UInt64] = []
+    private var ends: [UInt64] = []
+    private var firstCandidate: [Int32] = []
+    private var candidates: [Int32] = []
+
+    init(_ units: [UnitRanges]) {
+        var ranges: [(low: UInt64, high: UInt64, unit: Int32)] = []
+        for (index, unit) in units.enumerated() {
+            unitOffsets.append(unit.unitDIEOffset)
+            // A range at 0 is a function the linker dropped; nothing real lives there.
+            for range in unit.ranges where range.low != 0 { ranges.append((range.low, range.high, Int32(index))) }
+        }
+        ranges.sort { $0.low < $1.low }
+        // Sweep over range boundaries. (Built on every cold run before any lookup, so it avoids a
+        // Set and an allocation per boundary: most pieces have one unit.)
+        var boundaries: [UInt64] = []
+        boundaries.reserveCapacity(ranges.count * 2)
+        for range in ranges {
+            boundaries.append(range.low)
+            boundaries.append(range.high)
+        }
+        boundaries.sort()
+        var unique = 0
+        for value in boundaries where unique == 0 || boundaries[unique - 1] != value {
+            boundaries[unique] = value
+            unique += 1
+        }
+        boundaries.removeSubrange(unique...)
+        var active: [(high: UInt64, size: UInt64, unit: Int32)] = []
+        var units: [Int32] = []
+        var next = 0
+        for (position, point) in boundaries.enumerated() where position + 1 < boundaries.count {
+            if !active.isEmpty { active.removeAll { $0.high <= point } }
+            while next < ranges.count, ranges[next].low <= point {
+                if ranges[next].high > point {
+                    active.append((ranges[next].high, ranges[next].high - ranges[next].low, ranges[next].unit))
+                }
+                next += 1
+            }
+            guard !active.isEmpty else { continue }
+            let end = boundaries[position + 1]
+            units.removeAll(keepingCapacity: true)
+            if active.count == 1 {
+                units.append(active[0].unit)
+            } else {
+                // Smallest range first; equal sizes keep their order (the sort is stable).
+                units.append(contentsOf: active.sorted { $0.size < $1.size }.map(\.unit))
+            }
+            if let last = starts.indices.last, ends[last] == point,
+                candidates[Int(firstCandidate[last])...].elementsEqual(units)
+            {
+                ends[last] = end
+                continue
+            }
+            starts.append(point)
+            ends.append(end)
+            firstCandidate.append(Int32(candidates.count))
+            candidates.append(contentsOf: units)
+        }
+        firstCandidate.append(Int32(candidates.count))
+    }
+
+    /// Every piece's start and end: where the units covering an address change.
+    var boundaries: [UInt64] { starts + ends }
+
+    func units(containing address: UInt64) -> [Int] {
+        var low = 0
+        var high = starts.count
+        while low < high {
+            let middle = (low + high) / 2
+            if starts[middle] <= address { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0, address < ends[low - 1] else { return [] }
+        return candidates[Int(firstCandidate[low - 1])..<Int(firstCandidate[low])].map { Int($0) }
+    }
+}
