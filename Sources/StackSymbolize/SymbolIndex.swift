@@ -6,7 +6,7 @@ final class SymbolIndex {
     let path: String
     /// True when the index file changed after it was opened (truncated under the mapping, or
     /// replaced): what was read from it is not to be trusted.
-    var hasChanged: Bool { file.hasChanged }
+    var hasChanged: Bool { file.hasChanged || pages.readFailed }
 
     private var identityCheck = IdentityCheckPace()
 
@@ -14,7 +14,7 @@ final class SymbolIndex {
     /// once a second.
     func changedSinceLastCheck() -> Bool {
         if identityCheck.isDue() { return hasChanged }
-        return MappedRegions.isDamaged(file.regionSlot)
+        return MappedRegions.isDamaged(file.regionSlot) || pages.readFailed
     }
     let textBase: UInt64
     private let file: MappedFile
@@ -35,8 +35,8 @@ final class SymbolIndex {
     /// the mapped starts instead of ~20 scattered pages.
     private let sampledStarts: [UInt64]
     static let blockSize = 256
-    /// The mapping's base, kept apart from `file` so hot reads do not retain the owner each time.
-    private let base: UnsafeRawPointer
+    /// Lookups read through these: their own pages for a short run, the mapping for a long one.
+    private let pages: SymbolIndexPages
 
     init(path: String) throws(SymbolizeError) {
         self.path = path
@@ -74,27 +74,21 @@ final class SymbolIndex {
         guard try IndexChecksum.of(path: path, length: checksumOffset) == view.u64(checksumOffset) else {
             throw SymbolizeError.corrupt(path: path, "symbol index is corrupt (checksum)")
         }
-        let base = file.bytes.baseAddress!
-        self.base = base
-        sampledStarts = (0..<sampleCount).map {
-            UInt64(littleEndian: base.loadUnaligned(fromByteOffset: samplesOffset + $0 * 8, as: UInt64.self))
-        }
+        let pages = try SymbolIndexPages(file: file)
+        self.pages = pages
+        sampledStarts = (0..<sampleCount).map { pages.load(samplesOffset + $0 * 8, as: UInt64.self) }
     }
 
-    @inline(__always) private func u64(_ at: Int) -> UInt64 {
-        UInt64(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt64.self))
-    }
+    @inline(__always) private func u64(_ at: Int) -> UInt64 { pages.load(at, as: UInt64.self) }
 
-    @inline(__always) private func u32(_ at: Int) -> UInt32 {
-        UInt32(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt32.self))
-    }
+    @inline(__always) private func u32(_ at: Int) -> UInt32 { pages.load(at, as: UInt32.self) }
 
     private func string(_ index: UInt32) -> String? {
         guard index != none, Int(index) < stringCount else { return nil }
         let start = Int(u32(stringOffsetsOffset + Int(index) * 4))
         let end = Int(u32(stringOffsetsOffset + Int(index) * 4 + 4))
         guard start <= end, blobOffset + end <= file.bytes.count else { return nil }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: file.bytes[(blobOffset + start)..<(blobOffset + end)]), as: UTF8.self)
+        return pages.string((blobOffset + start)..<(blobOffset + end))
     }
 
     /// Where an address lands: a location record, a symbol-table entry, or nothing.
@@ -120,6 +114,7 @@ final class SymbolIndex {
 
     /// Where `address` lands; `lookup` or a caller's own cache turns the place into frames.
     func place(of address: UInt64) -> Place {
+        pages.settle()
         let slot = Int(truncatingIfNeeded: (address &* 0x9E37_79B9_7F4A_7C15) >> 48)
         if recentAddresses[slot] == address { return recentPlaces[slot] }
         let found = searchPlace(address)
@@ -152,6 +147,7 @@ final class SymbolIndex {
 
     func answer(_ location: UInt32) -> RawLookup {
         if let known = answers[location] { return known }
+        pages.settle()
         var frames: [RawFrame] = []
         var current = location
         var start: UInt64 = 0
@@ -194,6 +190,7 @@ final class SymbolIndex {
     }
 
     func symbolAnswer(_ symbol: Int) -> RawLookup {
+        pages.settle()
         let at = symbolsOffset + symbol * 24
         let start = u64(at)
         guard let name = string(u32(at + 16)) else { return RawLookup(source: .none, frames: []) }
