@@ -1,6 +1,6 @@
 import Foundation
 
-/// One thing that got worse from the previous build to this one (seed section 7).
+/// One thing that got worse from the previous build to this one (docs/report.md, "Worse").
 public struct Regression: Sendable, Equatable {
     /// What got worse: `interval:arrive_drawn`, `hangs`, `long_hangs`, `hitches`, `memory_peak`,
     /// `memory_steady` or `crash`.
@@ -13,7 +13,7 @@ public struct Regression: Sendable, Equatable {
     public var severity: Double
 }
 
-/// The rules of seed section 7, one function per rule so each threshold is tested on both sides.
+/// The rules of docs/report.md, "Worse", one function per rule so each threshold is tested on both sides.
 public enum WorseRules {
     /// An interval's p95: up by 10% or more and by at least 8 ms, or it crossed its budget.
     public static func interval(new: Double, old: Double, budget: Double?) -> Bool {

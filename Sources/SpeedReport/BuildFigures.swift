@@ -87,7 +87,7 @@ public struct BuildFigures: Codable, Sendable, Equatable {
             || intervals.values.contains { $0.n >= ReportRules.enoughSamples }
     }
 
-    /// Rates need 2 foreground hours (seed section 7: "2 foreground hours for rates").
+    /// Rates need 2 foreground hours (docs/report.md, "Worse": "2 foreground hours for rates").
     public var hasEnoughForRates: Bool { foregroundHours >= ReportRules.enoughForegroundHours }
 
     /// Hang seconds per foreground hour.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The per-build summaries file (`~/.yui-perf-builds.json`, seed section 6): every build's
+/// The per-build summaries file (`~/.yui-perf-builds.json`, docs/report.md): every build's
 /// figures as the report last saw them with the most rows, so a build stays comparable after its
 /// rows are deleted at 90 days.
 ///

@@ -1,6 +1,6 @@
 import StackSignature
 
-/// `report --yl`: the Speed panel's lines of seed section 8. Each line keeps its id (`speed-keys`,
+/// `report --yl`: the Speed panel's lines of docs/report.md, "--yl". Each line keeps its id (`speed-keys`,
 /// …), so the war room patches the numbers in place when a new build's data comes in.
 public enum PanelLines {
     public static func render(_ report: SpeedReport) -> String {
@@ -69,7 +69,7 @@ public enum PanelLines {
         return tiles
     }
 
-    /// The chart of three intervals' p95 over the last five builds (seed section 8): thread open and
+    /// The chart of three intervals' p95 over the last five builds (docs/report.md, "--yl"): thread open and
     /// launch live in the report, since on one axis with typing they would flatten it.
     public struct Chart: Sendable {
         public var builds: [Int]

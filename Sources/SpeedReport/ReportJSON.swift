@@ -3,7 +3,7 @@ import PayloadDecode
 import StackSignature
 
 /// `report --json`: everything the text shows, with stable snake_case keys, every key always
-/// present (`null` when unknown), sorted. The briefing reads it (seed section 7).
+/// present (`null` when unknown), sorted. The briefing reads it (docs/report.md, "Worse").
 public enum ReportJSON {
     public static func render(_ report: SpeedReport) -> String {
         let encoder = JSONEncoder()

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The thresholds of the report (seed sections 7 and 10, kept in docs/report.md). Budgets, which a
+/// The thresholds of the report (docs/report.md, "Worse", kept in docs/report.md). Budgets, which a
 /// team changes, are in `ReportBudgets`; these are the rules that say what "worse" means.
 public enum ReportRules {
     /// An interval needs this many samples for its numbers to be printed and compared.
@@ -27,7 +27,7 @@ public enum ReportRules {
     static let tolerance = 1e-9
 }
 
-/// The budgets a report measures against (seed sections 2 and 3). `--budgets FILE` replaces them.
+/// The budgets a report measures against (docs/design.md, "Budgets"). `--budgets FILE` replaces them.
 public struct ReportBudgets: Sendable, Equatable {
     /// p95 budget in ms per interval, in the order the report lists them.
     public var intervals: [(name: String, p95: Double)]
@@ -67,7 +67,7 @@ extension ReportBudgets {
 
     /// Reads `--budgets FILE` on top of `base`:
     /// `{"intervals": {"keystroke_render": 33, "my_interval": 120}, "hitch_ms_per_s": 5, "memory_mb": 300}`.
-    /// Every key is optional; an interval's budget replaces the seed's, a new interval is added
+    /// Every key is optional; an interval's budget replaces the default, a new interval is added
     /// after them, and `null` removes one.
     public init(json bytes: [UInt8], base: ReportBudgets = .seed) throws(FileError) {
         self = base

@@ -1,6 +1,6 @@
 import StackSignature
 
-/// The plain-text report, laid out as seed section 6 prints it.
+/// The plain-text report, laid out as docs/report.md prints it.
 public enum ReportText {
     public static func render(_ report: SpeedReport) -> String {
         var out = header(report) + "\n\n"

@@ -1,7 +1,6 @@
 import StackSignature
 
-/// The daily speed report of one build against the previous build with enough data (seed
-/// sections 6 to 8): every figure the text, `--json`, `--briefing` and `--yl` outputs show.
+/// The daily speed report of one build against the previous build with enough data (docs/report.md): every figure the text, `--json`, `--briefing` and `--yl` outputs show.
 public struct SpeedReport: Sendable {
     /// The reported build's figures over the window.
     public var current: BuildFigures
@@ -60,7 +59,7 @@ public struct SpeedReport: Sendable {
     }
 
     /// The interval table: every interval with rows in this build or the previous one, budgeted
-    /// intervals first in the seed's order.
+    /// intervals first in the budgets' order.
     public var intervalLines: [IntervalLine] {
         BuildComparison.intervalNames(current, previous, budgets).map { name in
             let figures = current.intervals[name] ?? IntervalFigures()

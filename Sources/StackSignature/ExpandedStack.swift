@@ -33,7 +33,7 @@ public struct ExpandedFrame: Sendable, Hashable, Codable {
         self.isApp = isApp
     }
 
-    /// The name of a frame nothing could be said about, as SPEC section 7 writes it. The image
+    /// The name of a frame nothing could be said about, as docs/design.md, "Signatures" writes it. The image
     /// falls back to the UUID, then to `?`, so two unnamed images never read alike by accident.
     static func unnamed(image: String?, uuid: String?, offset: UInt64) -> String {
         "\(image ?? uuid ?? "?")+0x\(String(offset, radix: 16))"
@@ -79,7 +79,7 @@ public struct StackExpander {
     }
 
     /// Symbolicates `stack` (innermost first, as the `stack` column holds it). Frame 0 is the
-    /// interrupted instruction; every other frame is a return address (SPEC section 6).
+    /// interrupted instruction; every other frame is a return address (docs/design.md, "Symbolication").
     public func expand(_ stack: [StackFrame]) -> ExpandedStack {
         let requests = stack.enumerated().map { index, frame in
             FrameRequest(image: frame.image, uuid: frame.uuid, offset: frame.offset, isReturnAddress: index > 0)

@@ -6,7 +6,7 @@ public protocol FrameSymbolizing {
     /// Symbolicates one stack, innermost first; one answer per request, in order.
     func symbolicate(_ stack: [FrameRequest]) -> [SymbolicatedFrame]
     /// Whether the build's folder holds a debug file for this image UUID (canonical upper case).
-    /// This is what makes a frame an app frame (SPEC section 7).
+    /// This is what makes a frame an app frame (docs/design.md, "Signatures").
     func hasDebugFile(uuid: String) -> Bool
 }
 

@@ -1,4 +1,4 @@
-/// What identifies a stack across occurrences (SPEC section 7): the simplified names of its top
+/// What identifies a stack across occurrences (docs/design.md, "Signatures"): the simplified names of its top
 /// five app frames after inline expansion, innermost first. Lines and offsets are left out, so
 /// the same function reached at different lines groups together.
 public struct StackSignature: Sendable, Hashable, Comparable {

@@ -1,6 +1,6 @@
 import PayloadDecode
 
-/// The diagnostics `top` ranks. The seed's report lists hangs and crashes only: a CPU or
+/// The diagnostics `top` ranks. The report of docs/design.md lists hangs and crashes only: a CPU or
 /// disk-write exception is a budget overrun in the background, not a stall the user felt, and its
 /// value (CPU seconds, megabytes) does not add up with hang seconds.
 public enum WorstStackKind: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
@@ -21,7 +21,7 @@ public struct StackOccurrence: Sendable {
     public var build: Int
     public var kind: WorstStackKind
     public var rowKey: String
-    /// Seconds: the hang's duration, or the crash weight (SPEC section 7).
+    /// Seconds: the hang's duration, or the crash weight (docs/design.md, "Signatures").
     public var weight: Double
     public var stack: ExpandedStack
 

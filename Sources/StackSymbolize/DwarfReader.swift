@@ -88,7 +88,7 @@ final class DwarfReader {
     /// The ELF header's machine, e.g. 62 for x86-64, 183 for AArch64.
     func machine() -> Int { elf.header()?.machine ?? 0 }
 
-    /// The first `PT_LOAD` segment's virtual address: where the image's offsets start (SPEC section 6).
+    /// The first `PT_LOAD` segment's virtual address: where the image's offsets start (docs/design.md, "Symbolication").
     func firstLoadAddress() -> UInt64 {
         guard let count = elf.segmentCount() else { return 0 }
         for index in 0..<count {

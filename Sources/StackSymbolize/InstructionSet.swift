@@ -1,4 +1,4 @@
-/// The instruction set, for the caller-address rule (SPEC section 6).
+/// The instruction set, for the caller-address rule (docs/design.md, "Symbolication").
 enum InstructionSet: Sendable {
     case arm64, x86, other
 

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Demangling (Swift through the runtime's `swift_demangle`, C++ through `__cxa_demangle`) and the
-/// simplified `Type.member` form signatures are built from (SPEC section 6).
+/// simplified `Type.member` form signatures are built from (docs/design.md, "Symbolication").
 public enum SwiftNames {
     private typealias SwiftDemangle =
         @convention(c) (

@@ -6,7 +6,7 @@ public struct FrameRequest: Sendable, Hashable, Codable {
     /// Offset into the image's text segment.
     public var offset: UInt64
     /// True for every stack frame but the innermost: the address is a return address, so the
-    /// caller's instruction is looked up instead (SPEC section 6).
+    /// caller's instruction is looked up instead (docs/design.md, "Symbolication").
     public var isReturnAddress: Bool
 
     public init(image: String?, uuid: String?, offset: UInt64, isReturnAddress: Bool) {
@@ -24,7 +24,7 @@ public struct SourceFrame: Sendable, Hashable, Codable {
     public var linkageName: String?
     /// The demangled full name, or the raw name when it cannot be demangled.
     public var function: String
-    /// `Type.member` form (SPEC section 6), e.g. `YuiLines.parse`, `closure in ThreadView.body`.
+    /// `Type.member` form (docs/design.md, "Symbolication"), e.g. `YuiLines.parse`, `closure in ThreadView.body`.
     public var simplifiedName: String
     public var file: String?
     public var line: Int?

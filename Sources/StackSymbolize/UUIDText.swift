@@ -1,4 +1,4 @@
-/// UUID text forms (SPEC section 6).
+/// UUID text forms (docs/design.md, "Symbolication").
 public enum UUIDText {
     /// Upper-case 8-4-4-4-12 text of 16 bytes.
     static func canonical(_ bytes: [UInt8]) -> String {

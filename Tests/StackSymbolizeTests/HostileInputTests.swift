@@ -3,7 +3,7 @@ import Testing
 
 @testable import StackSymbolize
 
-/// Truncated and hostile debug files give errors naming the file, never a crash (SPEC section 11).
+/// Truncated and hostile debug files give errors naming the file, never a crash (docs/design.md, "Bad input").
 @Suite struct HostileInputTests {
     let original: [UInt8]
     let folder: URL

@@ -3,7 +3,7 @@ import Testing
 
 @testable import StackSymbolize
 
-/// SPEC section 9's corpus: the toolchain's sourcekit-lsp (a 240 MB Swift ELF, no usable aranges).
+/// docs/design.md, "Targets"'s corpus: the toolchain's sourcekit-lsp (a 240 MB Swift ELF, no usable aranges).
 /// Slow (a debug build decodes a few hundred units), so it runs with `YUI_SLOW_TESTS=1`.
 @Suite(.enabled(if: ProcessInfo.processInfo.environment["YUI_SLOW_TESTS"] == "1"))
 struct SourceKitLSPAgreementTests {
