@@ -30,9 +30,9 @@ struct LoadTally {
 /// Rows are numbered from 1 in the order the input yields them, so a row number points into the row
 /// file (or the conversion of the dump) whatever the batch size.
 ///
-/// One batch is stored on a worker thread while the next one is read and collected: the client's
-/// reading and the server's work overlap, as in `psql \copy` (about a third of a load's time is
-/// the client's). At most one batch is in flight; results are taken in batch order.
+/// One batch is stored on a worker thread while the next one is read, collected and written as COPY
+/// text: the client's reading and the server's work overlap, as in `psql \copy` (about a third of a
+/// load's CPU time is the client's). At most one batch is in flight; results are taken in batch order.
 final class LoadBatcher {
     private let database: RowDatabase
     private let file: String
@@ -115,8 +115,10 @@ final class LoadBatcher {
             newUsers = Set(batch.compactMap(\.user_id)).subtracting(knownUsers)
             knownUsers.formUnion(newUsers)
         }
+        // Written as COPY text here, on the reading thread: the worker only sends.
         let job = BatchJob(
-            database: database, rows: batch, rowNumbers: batchRowNumbers, number: batchNumber, newUsers: newUsers)
+            database: database, rows: RowDatabase.prepare(batch), rowNumbers: batchRowNumbers, number: batchNumber,
+            newUsers: newUsers)
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
             job.run()
@@ -166,16 +168,17 @@ final class LoadBatcher {
 /// semaphore signal; the worker is the only one touching it (and the database) in between.
 private final class BatchJob: @unchecked Sendable {
     let database: RowDatabase
-    let rows: [Row]
+    let prepared: RowDatabase.PreparedRows
+    var rows: [Row] { prepared.rows }
     let rowNumbers: [Int]
     let number: Int
     let newUsers: Set<String>
     private(set) var outcome: BatchOutcome?
     private(set) var error: RowStoreError?
 
-    init(database: RowDatabase, rows: [Row], rowNumbers: [Int], number: Int, newUsers: Set<String>) {
+    init(database: RowDatabase, rows: RowDatabase.PreparedRows, rowNumbers: [Int], number: Int, newUsers: Set<String>) {
         self.database = database
-        self.rows = rows
+        self.prepared = rows
         self.rowNumbers = rowNumbers
         self.number = number
         self.newUsers = newUsers
@@ -184,7 +187,7 @@ private final class BatchJob: @unchecked Sendable {
     func run() {
         do {
             if !newUsers.isEmpty { try database.createUsers(newUsers) }
-            outcome = try database.insert(rows)
+            outcome = try database.insert(prepared)
         } catch {
             self.error = error
         }
