@@ -33,6 +33,10 @@ public final class RowDatabase {
     /// Whether batches may go straight into `yui_perf` with COPY (`insertStraight`): decided at the
     /// first batch, and given up for the session when the server will not have it.
     private var copiesStraight: Bool?
+    /// Whether the last batch held rows the table had: then the next one looks its keys up before
+    /// its COPY; otherwise it is sent at once, and a key the table holds fails the COPY (23505),
+    /// which costs the rows sent until then and turns the look-up back on.
+    private var expectsDuplicates = false
 
     /// Inserts `rows` in one transaction, each row stored unless the table holds its (user_id, row_key).
     /// The same as `insert(RowDatabase.prepare(rows))`.
@@ -100,23 +104,35 @@ public final class RowDatabase {
             return .refused(try diagnose(rows))
         }
         if let users = batch.userIDs, let keys = batch.rowKeys, decideCopiesStraight() {
-            do {
-                return try insertStraight(batch, text: text, users: users, keys: keys)
-            } catch {
-                try? run("rollback")
-                guard connection.isOpen else { throw failure("cannot insert rows", error) }
-                switch error.sqlState {
-                case let state where state.hasPrefix("22") || state.hasPrefix("23"):
-                    // A refused row, or a row another session stored after the check (23505): the
-                    // batch goes the careful way below, which stores what it can and names the rest.
-                    break
-                case "0A000", "42501":
-                    // COPY refused as such (row level security applies to this login, or no right
-                    // to COPY): the careful way for this batch and every later one.
-                    copiesStraight = false
-                default:
-                    throw failure("cannot insert rows", error)
+            var lookUp = expectsDuplicates
+            while true {
+                do {
+                    let outcome = try insertStraight(batch, text: text, users: users, keys: keys, lookUp: lookUp)
+                    if case .stored(_, let duplicates) = outcome { expectsDuplicates = duplicates > 0 }
+                    return outcome
+                } catch {
+                    try? run("rollback")
+                    guard connection.isOpen else { throw failure("cannot insert rows", error) }
+                    if error.sqlState == "23505", !lookUp {
+                        // A row the table (or the batch, earlier) already has: again, with the look-up.
+                        lookUp = true
+                        expectsDuplicates = true
+                        continue
+                    }
+                    switch error.sqlState {
+                    case let state where state.hasPrefix("22") || state.hasPrefix("23"):
+                        // A refused row, or a row another session stored after the look-up (23505):
+                        // the batch goes the careful way below, which stores what it can and names the rest.
+                        break
+                    case "0A000", "42501":
+                        // COPY refused as such (row level security applies to this login, or no right
+                        // to COPY): the careful way for this batch and every later one.
+                        copiesStraight = false
+                    default:
+                        throw failure("cannot insert rows", error)
+                    }
                 }
+                break
             }
         }
 
@@ -143,15 +159,25 @@ public final class RowDatabase {
         return straight
     }
 
-    /// One transaction: the keys of the batch are looked up in the unique index (user_id, row_key),
-    /// and the rows not found (each key once) stream with `COPY ... FROM STDIN` straight into
-    /// `yui_perf`, as `psql \copy` would send them; committed when the COPY succeeds. A row another
-    /// session stores in between makes the COPY fail on the unique index; then the batch goes
-    /// through the session table with `ON CONFLICT`, as does a batch the table refuses.
+    /// One transaction: the rows stream with `COPY ... FROM STDIN` straight into `yui_perf`, as
+    /// `psql \copy` would send them; committed when the COPY succeeds. With `lookUp`, the keys of
+    /// the batch are first looked up in the unique index (user_id, row_key), and only the rows not
+    /// found (each key once) are sent. A row another session stores in between makes the COPY fail
+    /// on the unique index; then the batch goes through the session table with `ON CONFLICT`, as
+    /// does a batch the table refuses.
     private func insertStraight(
-        _ batch: PreparedRows, text: [UInt8], users: [String], keys: [String]
+        _ batch: PreparedRows, text: [UInt8], users: [String], keys: [String], lookUp: Bool
     ) throws(ServerError) -> BatchOutcome {
         try run("begin")
+        guard lookUp else {
+            let copied = try connection.copyIn(
+                "copy public.yui_perf (\(RowColumns.names.joined(separator: ", "))) from stdin", data: text)
+            guard copied.affectedRows == keys.count else {
+                throw ServerError(sqlState: "XX000", message: "COPY stored \(copied.affectedRows) rows of \(keys.count)")
+            }
+            try run("commit")
+            return .stored(inserted: keys.count, duplicates: 0)
+        }
         let found = try connection.execute(Self.storedKeysQuery, parameters: [
             "{" + users.joined(separator: ",") + "}", "{" + keys.joined(separator: ",") + "}",
         ])
@@ -313,13 +339,8 @@ public final class RowDatabase {
 
     /// Rows in the order they were stored, narrowed by any of kind, build and user.
     public func rows(kind: String? = nil, build: Int? = nil, userID: String? = nil) throws(RowStoreError) -> [Row] {
-        let sql = """
-            select \(RowColumns.selectList) from public.yui_perf
-            where ($1::text is null or kind = $1::text)
-              and ($2::int is null or app_build = $2::int)
-              and ($3::uuid is null or user_id = $3::uuid)
-            order by id
-            """
+        let (conditions, parameters) = Self.conditions(kind: kind, build: build, userID: userID)
+        let sql = "select \(RowColumns.selectList) from public.yui_perf\(conditions) order by id"
         let result: QueryResult
         do {
             // extra_float_digits > 0 makes every server since 12 print doubles in their shortest exact
@@ -327,7 +348,7 @@ public final class RowDatabase {
             // transaction so it also holds behind a transaction-mode pooler (Supabase's).
             try run("begin read only")
             try run("set local extra_float_digits = 3")
-            result = try connection.execute(sql, parameters: [kind, build.map(String.init), userID])
+            result = try connection.execute(sql, parameters: parameters)
             try run("commit")
         } catch {
             try? run("rollback")
@@ -371,14 +392,33 @@ public final class RowDatabase {
     /// The builds that have any row (of any kind), narrowed by user: `top --db` lists a build with
     /// only metric rows as having no hangs or crashes, as it does for a file holding those rows.
     public func builds(userID: String? = nil) throws(RowStoreError) -> [Int] {
-        let sql = "select distinct app_build from public.yui_perf where ($1::uuid is null or user_id = $1::uuid)"
+        let (conditions, parameters) = Self.conditions(kind: nil, build: nil, userID: userID)
+        let sql = "select distinct app_build from public.yui_perf\(conditions)"
         let result: QueryResult
         do {
-            result = try connection.execute(sql, parameters: [userID])
+            result = try connection.execute(sql, parameters: parameters)
         } catch {
             throw failure("cannot read builds", error)
         }
         return result.rows.compactMap { $0.first.flatMap { $0 }.flatMap { Int($0) } }
+    }
+
+    /// ` where kind = $1 and ...` for the filters given (empty without any), and their parameters.
+    /// Only the given ones are in the SQL: `($1::text is null or kind = $1)` would read the same rows,
+    /// but the planner cannot use an index for a condition that may be true for every row, so the
+    /// user's rows (index yui_perf_user_idx) would be found by reading the whole table.
+    static func conditions(kind: String?, build: Int?, userID: String?) -> (sql: String, parameters: [String?]) {
+        var conditions: [String] = []
+        var parameters: [String?] = []
+        func add(_ column: String, _ cast: String, _ value: String?) {
+            guard let value else { return }
+            parameters.append(value)
+            conditions.append("\(column) = $\(parameters.count)::\(cast)")
+        }
+        add("user_id", "uuid", userID)
+        add("app_build", "int", build.map(String.init))
+        add("kind", "text", kind)
+        return (conditions.isEmpty ? "" : " where " + conditions.joined(separator: " and "), parameters)
     }
 
     // MARK: Helpers
