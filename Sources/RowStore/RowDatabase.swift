@@ -404,9 +404,10 @@ public final class RowDatabase {
     }
 
     /// ` where kind = $1 and ...` for the filters given (empty without any), and their parameters.
-    /// Only the given ones are in the SQL: `($1::text is null or kind = $1)` would read the same rows,
-    /// but the planner cannot use an index for a condition that may be true for every row, so the
-    /// user's rows (index yui_perf_user_idx) would be found by reading the whole table.
+    /// Only the given ones are in the SQL: `($1::text is null or kind = $1)` reads the same rows, but a
+    /// generic plan (a prepared statement reused, as drivers and poolers do) cannot use an index for a
+    /// condition that may hold for every row, and reads the whole table to find one user's rows
+    /// (docs/scale.md has both plans).
     static func conditions(kind: String?, build: Int?, userID: String?) -> (sql: String, parameters: [String?]) {
         var conditions: [String] = []
         var parameters: [String?] = []
