@@ -129,6 +129,11 @@ end
 $$;
 
 create index if not exists yui_perf_user_idx on public.yui_perf(user_id, app_build, name);
+-- `top --db` reads the hang and crash rows of a user (and build), or of every user: about one row in
+-- a hundred. Without this index it reads every row of the user (or the whole table) to find them;
+-- diagnostics are the only rows it holds, so it costs nothing on the others (docs/scale.md).
+create index if not exists yui_perf_diagnostic_idx on public.yui_perf(user_id, app_build)
+  where kind = 'diagnostic';
 
 alter table public.yui_perf enable row level security;
 

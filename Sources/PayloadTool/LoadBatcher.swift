@@ -30,9 +30,10 @@ struct LoadTally {
 /// Rows are numbered from 1 in the order the input yields them, so a row number points into the row
 /// file (or the conversion of the dump) whatever the batch size.
 ///
-/// One batch is stored on a worker thread while the next one is read and collected: the client's
-/// reading and the server's work overlap, as in `psql \copy` (about a third of a load's time is
-/// the client's). At most one batch is in flight; results are taken in batch order.
+/// Batches are stored by one worker thread, in order, while this thread reads, collects and writes the
+/// next ones as COPY text: the client's reading and the server's work overlap, as in `psql \copy`.
+/// The worker takes the next batch as soon as it has committed one (at most two wait for it), so the
+/// server is not left idle waiting for this thread to wake up; results are taken in batch order.
 final class LoadBatcher {
     private let database: RowDatabase
     private let file: String
@@ -52,8 +53,8 @@ final class LoadBatcher {
     /// A failure of the database as a whole; once set, nothing more is sent.
     private(set) var fatalError: RowStoreError?
 
-    /// The batch being stored, and the signal that it is done.
-    private var inFlight: (job: BatchJob, done: DispatchSemaphore)?
+    /// The worker and the batches handed to it.
+    private let pipeline = StorePipeline()
 
     init(database: RowDatabase, file: String, batchSize: Int, createUsers: Bool) {
         self.database = database
@@ -61,6 +62,8 @@ final class LoadBatcher {
         self.batchSize = batchSize
         self.createUsers = createUsers
     }
+
+    deinit { pipeline.close() }
 
     /// The error lines reported since the last call, each without its newline.
     func takeMessages() -> [String] {
@@ -87,17 +90,20 @@ final class LoadBatcher {
         }
         batch.append(row)
         batchRowNumbers.append(rowNumber)
-        if batch.count >= batchSize { flush() }
+        // send, not flush: the batch goes to the worker and this thread reads on meanwhile
+        // (waiting here for the batch just sent would leave the server idle while the next is read).
+        if batch.count >= batchSize { send() }
     }
 
     /// Sends what is collected and waits for every batch in flight; call once the input has no
     /// more rows (and before reading `tally`, `failed` or `fatalError` for the last time).
     func flush() {
         send()
+        pipeline.waitUntilIdle()
         collect()
     }
 
-    /// Hands the collected batch to a worker thread, after the batch before it is done.
+    /// Hands the collected batch to the worker (waiting while two batches already wait for it).
     private func send() {
         guard !batch.isEmpty else { return }
         defer {
@@ -105,8 +111,11 @@ final class LoadBatcher {
             batchRowNumbers = []
         }
         batchNumber += 1
+        // Written as COPY text here, on the reading thread, while the batch before is still being
+        // stored: the worker only sends.
+        let prepared = fatalError == nil ? RowDatabase.prepare(batch) : nil
         collect()
-        guard fatalError == nil else {
+        guard fatalError == nil, !pipeline.isStopped, let prepared else {
             tally.notStored += batch.count
             return
         }
@@ -116,21 +125,18 @@ final class LoadBatcher {
             knownUsers.formUnion(newUsers)
         }
         let job = BatchJob(
-            database: database, rows: batch, rowNumbers: batchRowNumbers, number: batchNumber, newUsers: newUsers)
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            job.run()
-            done.signal()
-        }
-        thread.start()
-        inFlight = (job, done)
+            database: database, rows: prepared, rowNumbers: batchRowNumbers, number: batchNumber,
+            newUsers: newUsers)
+        pipeline.enqueue(job)
+        collect()
     }
 
-    /// Waits for the batch in flight and takes its outcome.
+    /// Takes the outcomes of the batches the worker has finished, in batch order.
     private func collect() {
-        guard let (job, done) = inFlight else { return }
-        done.wait()
-        inFlight = nil
+        for job in pipeline.takeFinished() { take(job) }
+    }
+
+    private func take(_ job: BatchJob) {
         let place = "batch \(job.number) (rows \(job.rowNumbers.first!)-\(job.rowNumbers.last!))"
         switch job.outcome {
         case .stored(let inserted, let duplicates):
@@ -144,7 +150,8 @@ final class LoadBatcher {
             }
             report("error: \(file): \(place): rolled back, none of its \(job.rows.count) rows stored")
         case .none:
-            fatalError = job.error
+            // The failure itself, or a batch the worker skipped after it.
+            if fatalError == nil { fatalError = job.error }
             tally.notStored += job.rows.count
             failed = true
         }
@@ -161,21 +168,105 @@ final class LoadBatcher {
     }
 }
 
-/// One batch stored on a worker thread. Safe to share because of how it is handed over: the
-/// collecting thread writes it before starting the worker and reads it only after the worker's
-/// semaphore signal; the worker is the only one touching it (and the database) in between.
+/// One worker thread that stores batches in the order they are handed over, one at a time, until it
+/// is closed. After a batch fails as a whole (`BatchJob.error`: the database itself failed), the
+/// batches still waiting are not tried: they come back with neither outcome nor error.
+///
+/// Safe to share: every field is read and written under `condition`'s lock; a `BatchJob` belongs to
+/// the worker from `enqueue` until it is in `finished`, then to the thread that takes it.
+private final class StorePipeline: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var waiting: [BatchJob] = []
+    private var running = false
+    private var finished: [BatchJob] = []
+    private var stopped = false
+    private var closed = false
+    private var started = false
+    /// Batches handed over and not yet started, at most: enough to keep the worker busy.
+    private let depth = 2
+
+    /// Whether a batch failed as a whole, so later ones are not worth sending.
+    var isStopped: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return stopped
+    }
+
+    func enqueue(_ job: BatchJob) {
+        condition.lock()
+        defer { condition.unlock() }
+        if !started {
+            started = true
+            Thread { [self] in work() }.start()
+        }
+        while waiting.count >= depth { condition.wait() }
+        waiting.append(job)
+        condition.broadcast()
+    }
+
+    /// The batches finished since the last call, in the order they were handed over.
+    func takeFinished() -> [BatchJob] {
+        condition.lock()
+        defer { condition.unlock() }
+        defer { finished.removeAll() }
+        return finished
+    }
+
+    func waitUntilIdle() {
+        condition.lock()
+        defer { condition.unlock() }
+        while !waiting.isEmpty || running { condition.wait() }
+    }
+
+    /// Lets the worker end once nothing waits.
+    func close() {
+        condition.lock()
+        defer { condition.unlock() }
+        closed = true
+        condition.broadcast()
+    }
+
+    private func work() {
+        while true {
+            condition.lock()
+            while waiting.isEmpty && !closed { condition.wait() }
+            if waiting.isEmpty {
+                condition.unlock()
+                return
+            }
+            let job = waiting.removeFirst()
+            running = true
+            let skip = stopped
+            condition.broadcast()
+            condition.unlock()
+
+            if !skip { job.run() }
+
+            condition.lock()
+            running = false
+            if job.error != nil { stopped = true }
+            finished.append(job)
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+}
+
+/// One batch stored on the worker thread. Safe to share because of how it is handed over (see
+/// `StorePipeline`): one thread at a time touches it.
 private final class BatchJob: @unchecked Sendable {
     let database: RowDatabase
-    let rows: [Row]
+    let prepared: RowDatabase.PreparedRows
+    var rows: [Row] { prepared.rows }
     let rowNumbers: [Int]
     let number: Int
     let newUsers: Set<String>
     private(set) var outcome: BatchOutcome?
     private(set) var error: RowStoreError?
 
-    init(database: RowDatabase, rows: [Row], rowNumbers: [Int], number: Int, newUsers: Set<String>) {
+    init(database: RowDatabase, rows: RowDatabase.PreparedRows, rowNumbers: [Int], number: Int, newUsers: Set<String>) {
         self.database = database
-        self.rows = rows
+        self.prepared = rows
         self.rowNumbers = rowNumbers
         self.number = number
         self.newUsers = newUsers
@@ -184,7 +275,7 @@ private final class BatchJob: @unchecked Sendable {
     func run() {
         do {
             if !newUsers.isEmpty { try database.createUsers(newUsers) }
-            outcome = try database.insert(rows)
+            outcome = try database.insert(prepared)
         } catch {
             self.error = error
         }

@@ -4,9 +4,11 @@ import RowStore
 
 /// `payload-tool load`: rows from payload dumps or row files into the `yui_perf` table (SPEC section 10).
 ///
-/// Each input is read through `RowSource`, cut into batches, and each batch is one transaction with
-/// `ON CONFLICT (user_id, row_key) DO NOTHING`, so loading the same dump again stores nothing new.
-/// A batch the table refuses rolls back alone; the other batches and inputs still load (exit 1).
+/// Each input is read through `RowSource`, cut into batches, and each batch is one transaction that
+/// stores only the rows whose (user_id, row_key) the table does not hold (`RowDatabase.insert`: a
+/// straight COPY, or the session table with `ON CONFLICT (user_id, row_key) DO NOTHING`), so loading
+/// the same dump again stores nothing new. A batch the table refuses rolls back alone; the other
+/// batches and inputs still load (exit 1).
 enum LoadCommand {
     static let usage = "Usage: payload-tool load --db <url> [--user <uuid>] [--batch-size <n>] [--timeout <seconds>] [--create-users] <file> ..."
 

@@ -61,6 +61,106 @@ enum RowColumns {
         return values
     }
 
+    /// Appends `row` as one line of COPY's text format, the same values `parameters(of:)` gives
+    /// (the stack as compact JSON, which `jsonb` stores the same way), without building them as
+    /// strings first: this runs once per row of a `load`.
+    ///
+    /// - Returns: `false` when a value holds a NUL character (COPY would refuse it; the caller names
+    ///   the row through `parameters(of:)`); `out` is then left partly written.
+    static func appendCopyLine(_ row: Row, to out: inout [UInt8], scratch: inout [UInt8]) -> Bool {
+        var clean = true
+        func tab() { out.append(UInt8(ascii: "\t")) }
+        func null() {
+            out.append(UInt8(ascii: "\\"))
+            out.append(UInt8(ascii: "N"))
+        }
+        func text(_ value: String) {
+            var value = value
+            value.withUTF8 { bytes in
+                if !appendEscaped(bytes, to: &out) { clean = false }
+            }
+        }
+        func number(_ value: Double?) {
+            tab()
+            if let value { out.append(contentsOf: Self.text(of: value).utf8) } else { null() }
+        }
+        func integer(_ value: Int) { out.append(contentsOf: String(value).utf8) }
+        func flag(_ value: Bool) {
+            tab()
+            out.append(contentsOf: value ? "true".utf8 : "false".utf8)
+        }
+
+        if let user = row.user_id { text(user) } else { null() }
+        tab(); text(row.row_key)
+        tab(); text(row.kind)
+        tab(); text(row.name)
+        tab(); integer(row.app_build)
+        tab(); text(row.app_version)
+        tab(); text(row.os)
+        tab(); text(row.device)
+        flag(row.promotion)
+        flag(row.low_power)
+        tab(); integer(row.thermal)
+        tab(); text(row.period_start)
+        tab(); text(row.period_end)
+        tab(); integer(row.n)
+        tab()
+        if let buckets = row.buckets {
+            out.append(UInt8(ascii: "{"))
+            for (position, count) in buckets.enumerated() {
+                if position > 0 { out.append(UInt8(ascii: ",")) }
+                integer(count)
+            }
+            out.append(UInt8(ascii: "}"))
+        } else {
+            null()
+        }
+        number(row.p50)
+        number(row.p95)
+        number(row.max)
+        number(row.value)
+        tab()
+        if let stack = row.stack {
+            scratch.removeAll(keepingCapacity: true)
+            RowWriter.stackJSON(stack, into: &scratch)
+            scratch.withUnsafeBufferPointer { bytes in
+                if !appendEscaped(bytes, to: &out) { clean = false }
+            }
+        } else {
+            null()
+        }
+        out.append(UInt8(ascii: "\n"))
+        return clean
+    }
+
+    /// `bytes` with COPY's text escapes (backslash, tab, newline, carriage return); most values have
+    /// none of them and go in whole. Returns `false` at a NUL, which COPY cannot carry.
+    private static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) -> Bool {
+        var plain = true
+        for byte in bytes where byte <= UInt8(ascii: "\\") {
+            if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n")
+                || byte == UInt8(ascii: "\r") || byte == 0 {
+                plain = false
+                break
+            }
+        }
+        if plain {
+            out.append(contentsOf: bytes)
+            return true
+        }
+        for byte in bytes {
+            switch byte {
+            case 0: return false
+            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "\\"))
+            case UInt8(ascii: "\t"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
+            case UInt8(ascii: "\n"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
+            case UInt8(ascii: "\r"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
+            default: out.append(byte)
+            }
+        }
+        return true
+    }
+
     /// Swift prints a Double in its shortest exact form, which PostgreSQL reads back to the same bits;
     /// only the non-finite values are spelled differently.
     static func text(of number: Double) -> String {

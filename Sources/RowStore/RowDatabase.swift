@@ -30,7 +30,64 @@ public final class RowDatabase {
 
     // MARK: Writing
 
-    /// Inserts `rows` in one transaction with `ON CONFLICT (user_id, row_key) DO NOTHING`.
+    /// Whether batches may go straight into `yui_perf` with COPY (`insertStraight`): decided at the
+    /// first batch, and given up for the session when the server will not have it.
+    private var copiesStraight: Bool?
+    /// Whether the last batch held rows the table had: then the next one looks its keys up before
+    /// its COPY; otherwise it is sent at once, and a key the table holds fails the COPY (23505),
+    /// which costs the rows sent until then and turns the look-up back on.
+    private var expectsDuplicates = false
+
+    /// Inserts `rows` in one transaction, each row stored unless the table holds its (user_id, row_key).
+    /// The same as `insert(RowDatabase.prepare(rows))`.
+    public func insert(_ rows: [Row]) throws(RowStoreError) -> BatchOutcome {
+        try insert(Self.prepare(rows))
+    }
+
+    /// The rows of a batch as COPY's text (`prepare`), made on the thread that reads the input so the
+    /// thread that talks to the server only sends.
+    public struct PreparedRows: Sendable {
+        public let rows: [Row]
+        /// Every row as one line of COPY's text format; `nil` when a row cannot be sent at all
+        /// (a NUL in a value, a stack that is not JSON).
+        let copyText: [UInt8]?
+        /// Where each row's line ends in `copyText`.
+        let lineEnds: [Int]
+        /// Each row's user_id and row_key, lower case; `nil` when one of them is not a UUID.
+        let userIDs: [String]?
+        let rowKeys: [String]?
+    }
+
+    /// Writes `rows` as COPY text (see `PreparedRows`). Costs no server time.
+    public static func prepare(_ rows: [Row]) -> PreparedRows {
+        var text: [UInt8] = []
+        text.reserveCapacity(rows.count * 1024)
+        var scratch: [UInt8] = []
+        var lineEnds: [Int] = []
+        lineEnds.reserveCapacity(rows.count)
+        var userIDs: [String]? = []
+        var rowKeys: [String]? = []
+        userIDs?.reserveCapacity(rows.count)
+        rowKeys?.reserveCapacity(rows.count)
+        for row in rows {
+            guard RowColumns.appendCopyLine(row, to: &text, scratch: &scratch) else {
+                return PreparedRows(rows: rows, copyText: nil, lineEnds: [], userIDs: nil, rowKeys: nil)
+            }
+            lineEnds.append(text.count)
+            if userIDs != nil, let user = row.user_id, isUUID(user), isUUID(row.row_key) {
+                userIDs?.append(user.lowercased())
+                rowKeys?.append(row.row_key.lowercased())
+            } else {
+                userIDs = nil
+                rowKeys = nil
+            }
+        }
+        return PreparedRows(rows: rows, copyText: text, lineEnds: lineEnds, userIDs: userIDs, rowKeys: rowKeys)
+    }
+
+    /// Inserts the rows of `batch` in one transaction; rows whose (user_id, row_key) the table already
+    /// holds, or that an earlier row of the batch has, are duplicates and left alone (the first one is
+    /// kept, as `INSERT ... ON CONFLICT (user_id, row_key) DO NOTHING` keeps it).
     ///
     /// When the table refuses any row, the whole batch rolls back, and each row is then tried alone
     /// (inside a savepoint of a transaction that is rolled back too) so the outcome names every row
@@ -39,21 +96,49 @@ public final class RowDatabase {
     /// - Returns: `.stored` with the inserted and duplicate counts, or `.refused` with the rows.
     /// - Throws: `RowStoreError` when the failure is not about a row (no table, no permission,
     ///   connection lost): every later batch would fail the same way.
-    public func insert(_ rows: [Row]) throws(RowStoreError) -> BatchOutcome {
+    public func insert(_ batch: PreparedRows) throws(RowStoreError) -> BatchOutcome {
+        let rows = batch.rows
         if rows.isEmpty { return .stored(inserted: 0, duplicates: 0) }
-        var parameters: [[String?]] = []
-        parameters.reserveCapacity(rows.count)
-        for row in rows {
-            guard let values = try? RowColumns.parameters(of: row) else {
-                // A row that cannot even be sent: the diagnosis names it (and any other).
-                return .refused(try diagnose(rows))
+        guard let text = batch.copyText else {
+            // A row that cannot even be sent: the diagnosis names it (and any other).
+            return .refused(try diagnose(rows))
+        }
+        if let users = batch.userIDs, let keys = batch.rowKeys, decideCopiesStraight() {
+            var lookUp = expectsDuplicates
+            while true {
+                do {
+                    let outcome = try insertStraight(batch, text: text, users: users, keys: keys, lookUp: lookUp)
+                    if case .stored(_, let duplicates) = outcome { expectsDuplicates = duplicates > 0 }
+                    return outcome
+                } catch {
+                    try? run("rollback")
+                    guard connection.isOpen else { throw failure("cannot insert rows", error) }
+                    if error.sqlState == "23505", !lookUp {
+                        // A row the table (or the batch, earlier) already has: again, with the look-up.
+                        lookUp = true
+                        expectsDuplicates = true
+                        continue
+                    }
+                    switch error.sqlState {
+                    case let state where state.hasPrefix("22") || state.hasPrefix("23"):
+                        // A refused row, or a row another session stored after the look-up (23505):
+                        // the batch goes the careful way below, which stores what it can and names the rest.
+                        break
+                    case "0A000", "42501":
+                        // COPY refused as such (row level security applies to this login, or no right
+                        // to COPY): the careful way for this batch and every later one.
+                        copiesStraight = false
+                    default:
+                        throw failure("cannot insert rows", error)
+                    }
+                }
+                break
             }
-            parameters.append(values)
         }
 
         let batchError: ServerError
         do {
-            return try insertInOneTransaction(parameters)
+            return try insertThroughSessionTable(text, rowCount: rows.count)
         } catch {
             batchError = error
         }
@@ -63,12 +148,100 @@ public final class RowDatabase {
         return .refused(try diagnose(rows))
     }
 
+    /// Straight COPY is for sessions the table's row level security leaves alone (the table's owner,
+    /// a superuser, a BYPASSRLS login): under it the server refuses `COPY FROM`, and a check made
+    /// through its policies could miss rows the login cannot see.
+    private func decideCopiesStraight() -> Bool {
+        if let copiesStraight { return copiesStraight }
+        let answer = try? connection.execute("select row_security_active('public.yui_perf')")
+        let straight = answer?.rows.first?.first == "f"
+        copiesStraight = straight
+        return straight
+    }
+
+    /// One transaction: the rows stream with `COPY ... FROM STDIN` straight into `yui_perf`, as
+    /// `psql \copy` would send them; committed when the COPY succeeds. With `lookUp`, the keys of
+    /// the batch are first looked up in the unique index (user_id, row_key), and only the rows not
+    /// found (each key once) are sent. A row another session stores in between makes the COPY fail
+    /// on the unique index; then the batch goes through the session table with `ON CONFLICT`, as
+    /// does a batch the table refuses.
+    private func insertStraight(
+        _ batch: PreparedRows, text: [UInt8], users: [String], keys: [String], lookUp: Bool
+    ) throws(ServerError) -> BatchOutcome {
+        try run("begin")
+        guard lookUp else {
+            let copied = try connection.copyIn(
+                "copy public.yui_perf (\(RowColumns.names.joined(separator: ", "))) from stdin", data: text)
+            guard copied.affectedRows == keys.count else {
+                throw ServerError(sqlState: "XX000", message: "COPY stored \(copied.affectedRows) rows of \(keys.count)")
+            }
+            try run("commit")
+            return .stored(inserted: keys.count, duplicates: 0)
+        }
+        let found = try connection.execute(Self.storedKeysQuery, parameters: [
+            "{" + users.joined(separator: ",") + "}", "{" + keys.joined(separator: ",") + "}",
+        ])
+        // PostgreSQL prints a uuid in lower case, as `prepare` wrote the keys.
+        var seen = Set(found.rows.map { "\($0[0] ?? "") \($0[1] ?? "")" })
+        var chosen: [Int] = []
+        chosen.reserveCapacity(keys.count)
+        for index in keys.indices where seen.insert(users[index] + " " + keys[index]).inserted { chosen.append(index) }
+        if !chosen.isEmpty {
+            let data: [UInt8]
+            if chosen.count == keys.count {
+                data = text
+            } else {
+                var some: [UInt8] = []
+                some.reserveCapacity(text.count)
+                for index in chosen {
+                    let start = index == 0 ? 0 : batch.lineEnds[index - 1]
+                    some.append(contentsOf: text[start..<batch.lineEnds[index]])
+                }
+                data = some
+            }
+            let copied = try connection.copyIn(
+                "copy public.yui_perf (\(RowColumns.names.joined(separator: ", "))) from stdin", data: data)
+            guard copied.affectedRows == chosen.count else {
+                throw ServerError(sqlState: "XX000", message: "COPY stored \(copied.affectedRows) rows of \(chosen.count)")
+            }
+        }
+        try run("commit")
+        return .stored(inserted: chosen.count, duplicates: keys.count - chosen.count)
+    }
+
+    /// The (user_id, row_key) pairs of `$1` and `$2` (uuid arrays, pairwise) that the table holds:
+    /// one probe of the unique index per pair.
+    static let storedKeysQuery = """
+        select p.user_id::text, p.row_key::text
+        from unnest($1::uuid[], $2::uuid[]) as k(user_id, row_key)
+        join public.yui_perf p on p.user_id = k.user_id and p.row_key = k.row_key
+        """
+
+    /// A UUID in its usual spelling (8-4-4-4-12 hex digits, either case): the only keys the straight
+    /// path looks up; anything else goes the careful way, where the server names what is wrong.
+    static func isUUID(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.count == 36 else { return false }
+            for position in 0..<36 {
+                let byte = bytes[position]
+                if position == 8 || position == 13 || position == 18 || position == 23 {
+                    if byte != UInt8(ascii: "-") { return false }
+                } else if !((byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                    || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f"))) {
+                    return false
+                }
+            }
+            return true
+        }
+    }
+
     /// One transaction: the batch streams with `COPY ... FROM STDIN` into a session-local table
     /// (`yui_perf_incoming`, emptied at every commit), then moves into `yui_perf` with one
     /// `INSERT ... SELECT ... ON CONFLICT (user_id, row_key) DO NOTHING`; committed when both succeed.
     /// A value the table's types refuse fails the COPY, a rule it breaks fails the INSERT: either
     /// way the batch rolls back and `diagnose` names the rows, as before.
-    private func insertInOneTransaction(_ parameters: [[String?]]) throws(ServerError) -> BatchOutcome {
+    private func insertThroughSessionTable(_ text: [UInt8], rowCount: Int) throws(ServerError) -> BatchOutcome {
         try run("begin")
         // The columns `yui_perf` stores, without its identity and defaults: CREATE TABLE AS copies
         // their types only. Created once per session (a rolled-back batch takes it along; then again).
@@ -77,41 +250,14 @@ public final class RowDatabase {
             select \(RowColumns.names.joined(separator: ", ")) from public.yui_perf with no data
             """)
         _ = try connection.copyIn(
-            "copy yui_perf_incoming (\(RowColumns.names.joined(separator: ", "))) from stdin", data: Self.copyText(parameters))
+            "copy yui_perf_incoming (\(RowColumns.names.joined(separator: ", "))) from stdin", data: text)
         let columns = RowColumns.names.joined(separator: ", ")
         let inserted = try connection.execute("""
             insert into public.yui_perf (\(columns)) select \(columns) from yui_perf_incoming
             on conflict (user_id, row_key) do nothing
             """).affectedRows
         try run("commit")
-        return .stored(inserted: inserted, duplicates: parameters.count - inserted)
-    }
-
-    /// Rows in COPY's text format: tab-separated, `\N` for null, backslash, tab, newline and
-    /// carriage return escaped, one line a row.
-    static func copyText(_ parameters: [[String?]]) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(parameters.count * 400)
-        for row in parameters {
-            for (column, value) in row.enumerated() {
-                if column > 0 { out.append(UInt8(ascii: "\t")) }
-                guard let value else {
-                    out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "N")])
-                    continue
-                }
-                for byte in value.utf8 {
-                    switch byte {
-                    case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-                    case UInt8(ascii: "\t"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-                    case UInt8(ascii: "\n"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-                    case UInt8(ascii: "\r"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-                    default: out.append(byte)
-                    }
-                }
-            }
-            out.append(UInt8(ascii: "\n"))
-        }
-        return out
+        return .stored(inserted: inserted, duplicates: rowCount - inserted)
     }
 
     /// Tries each row alone inside a savepoint of a transaction that is then rolled back, and lists
@@ -193,13 +339,8 @@ public final class RowDatabase {
 
     /// Rows in the order they were stored, narrowed by any of kind, build and user.
     public func rows(kind: String? = nil, build: Int? = nil, userID: String? = nil) throws(RowStoreError) -> [Row] {
-        let sql = """
-            select \(RowColumns.selectList) from public.yui_perf
-            where ($1::text is null or kind = $1::text)
-              and ($2::int is null or app_build = $2::int)
-              and ($3::uuid is null or user_id = $3::uuid)
-            order by id
-            """
+        let (conditions, parameters) = Self.conditions(kind: kind, build: build, userID: userID)
+        let sql = "select \(RowColumns.selectList) from public.yui_perf\(conditions) order by id"
         let result: QueryResult
         do {
             // extra_float_digits > 0 makes every server since 12 print doubles in their shortest exact
@@ -207,7 +348,7 @@ public final class RowDatabase {
             // transaction so it also holds behind a transaction-mode pooler (Supabase's).
             try run("begin read only")
             try run("set local extra_float_digits = 3")
-            result = try connection.execute(sql, parameters: [kind, build.map(String.init), userID])
+            result = try connection.execute(sql, parameters: parameters)
             try run("commit")
         } catch {
             try? run("rollback")
@@ -251,14 +392,34 @@ public final class RowDatabase {
     /// The builds that have any row (of any kind), narrowed by user: `top --db` lists a build with
     /// only metric rows as having no hangs or crashes, as it does for a file holding those rows.
     public func builds(userID: String? = nil) throws(RowStoreError) -> [Int] {
-        let sql = "select distinct app_build from public.yui_perf where ($1::uuid is null or user_id = $1::uuid)"
+        let (conditions, parameters) = Self.conditions(kind: nil, build: nil, userID: userID)
+        let sql = "select distinct app_build from public.yui_perf\(conditions)"
         let result: QueryResult
         do {
-            result = try connection.execute(sql, parameters: [userID])
+            result = try connection.execute(sql, parameters: parameters)
         } catch {
             throw failure("cannot read builds", error)
         }
         return result.rows.compactMap { $0.first.flatMap { $0 }.flatMap { Int($0) } }
+    }
+
+    /// ` where kind = $1 and ...` for the filters given (empty without any), and their parameters.
+    /// Only the given ones are in the SQL: `($1::text is null or kind = $1)` reads the same rows, but a
+    /// generic plan (a prepared statement reused, as drivers and poolers do) cannot use an index for a
+    /// condition that may hold for every row, and reads the whole table to find one user's rows
+    /// (docs/scale.md has both plans).
+    static func conditions(kind: String?, build: Int?, userID: String?) -> (sql: String, parameters: [String?]) {
+        var conditions: [String] = []
+        var parameters: [String?] = []
+        func add(_ column: String, _ cast: String, _ value: String?) {
+            guard let value else { return }
+            parameters.append(value)
+            conditions.append("\(column) = $\(parameters.count)::\(cast)")
+        }
+        add("user_id", "uuid", userID)
+        add("app_build", "int", build.map(String.init))
+        add("kind", "text", kind)
+        return (conditions.isEmpty ? "" : " where " + conditions.joined(separator: " and "), parameters)
     }
 
     // MARK: Helpers

@@ -350,4 +350,148 @@ struct CopyStreamTests {
         #expect(stored.count == 60)
         #expect(stored.contains(awkward))
     }
+
+    @Test func aRowRefusedInTheMiddleOfACopyStreamOfTheLoadCommandIsNamedAndItsBatchRollsBackAlone() throws {
+        let test = try TestDatabase()
+        try test.database.createUsers([SampleRows.user])
+        let scratch = try ScratchDirectory()
+        var rows = (0..<1200).map { index in
+            SampleRows.diagnostic("hang", key: String(format: "00000000-0000-4000-8000-%012d", index), seconds: Double(index))
+        }
+        let good = rows[599]
+        // Row 600, in the middle of batch 2 (rows 401-800): year 0 passes the reader's checks, and
+        // PostgreSQL's timestamptz input refuses it.
+        rows[599].period_start = "0000-01-01T00:00:00Z"
+        let path = try scratch.file("rows.jsonl", try rowFile(rows))
+
+        let outcome = runTool(["load", "--db", test.url, "--batch-size", "400", path])
+        #expect(outcome.status == 1)
+        #expect(outcome.stdout == "\(path): 1200 rows: 800 inserted, 0 duplicate, 400 not stored\n")
+        let lines = outcome.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "\(outcome.stderr)")
+        #expect(lines.first?.hasPrefix("error: \(path): batch 2 (rows 401-800): ") == true, "\(outcome.stderr)")
+        #expect(lines.first?.hasSuffix("(row 600, row_key 00000000-0000-4000-8000-000000000599)") == true, "\(outcome.stderr)")
+        #expect(lines.first?.contains("out of range") == true, "\(outcome.stderr)")
+        #expect(lines.last == "error: \(path): batch 2 (rows 401-800): rolled back, none of its 400 rows stored")
+        #expect(try test.database.rows() == Array(rows[0..<400]) + Array(rows[800...]))
+
+        // Mended, the same file stores the batch that was refused and counts the rest as duplicates.
+        rows[599] = good
+        let mended = try scratch.file("mended.jsonl", try rowFile(rows))
+        let again = runTool(["load", "--db", test.url, "--batch-size", "400", mended])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout == "\(mended): 1200 rows: 400 inserted, 800 duplicate, 0 not stored\n")
+        #expect(Set(try test.database.rows()) == Set(rows))
+    }
+
+    @Test func theFirstOfTwoRowsWithOneKeyIsKeptWhateverTheCaseOfTheKey() throws {
+        let test = try TestDatabase()
+        try test.database.createUsers([SampleRows.user])
+        let first = SampleRows.metric("fg_time", key: "0000000a-0000-4000-8000-00000000000b", value: 1)
+        var second = SampleRows.metric("fg_time", key: "0000000A-0000-4000-8000-00000000000B", value: 2)
+        second.user_id = SampleRows.user.uppercased()
+        let other = SampleRows.metric("cpu_time", value: 3)
+        #expect(try test.database.insert([first, other, second]) == .stored(inserted: 2, duplicates: 1))
+        #expect(try test.database.rows() == [first, other])
+        // Already stored: a batch of new and old rows sends only the new one.
+        let new = SampleRows.metric("mem_peak", value: 4)
+        #expect(try test.database.insert([second, new, other]) == .stored(inserted: 1, duplicates: 2))
+        #expect(try test.database.rows() == [first, other, new])
+    }
+
+    /// Another session stores one of the batch's rows after the batch looked its keys up and before
+    /// its COPY commits: the COPY fails on the unique index, and the batch goes through the session
+    /// table with ON CONFLICT, so the row is stored once (the other session's) and counted as a duplicate.
+    @Test func aRowAnotherSessionStoresDuringTheCopyIsStoredOnceAndCountedAsADuplicate() throws {
+        let test = try TestDatabase()
+        try test.database.createUsers([SampleRows.user])
+        let rows = (0..<50).map { SampleRows.metric("fg_time", key: String(format: "00000000-0000-4000-8000-%012d", $0), value: Double($0)) }
+        // The other session's insert of row 20's key waits, uncommitted, so the lookup cannot see it
+        // and the COPY must wait for it on the unique index.
+        let other = try RowDatabase(url: test.url)
+        try other.runScript("""
+            begin;
+            insert into public.yui_perf (user_id, row_key, kind, name, app_build, app_version, os, device,
+                                         period_start, period_end, value)
+            values ('\(SampleRows.user)', '\(rows[20].row_key)', 'metrics', 'fg_time', 130, '1.4.2', '17.2.1',
+                    'iPhone17,2', '2024-03-01T04:00:00Z', '2024-03-02T03:59:59Z', 999);
+            """)
+        let loader = ConcurrentInsert(url: test.url, rows: rows)
+        loader.start()
+        // Until the loader's COPY waits for the other session's row (at most 30 s).
+        let watcher = try RowDatabase(url: test.url)
+        try watcher.runScript("""
+            do $$
+            begin
+              for attempt in 1 .. 600 loop
+                perform pg_stat_clear_snapshot();  -- else the first look is kept for the transaction
+                if exists (select 1 from pg_stat_activity
+                           where datname = current_database() and wait_event_type = 'Lock'
+                             and query like 'copy public.yui_perf%') then
+                  return;
+                end if;
+                perform pg_sleep(0.05);
+              end loop;
+              raise exception 'the loader never waited for the other session''s row';
+            end
+            $$;
+            """)
+        try other.runScript("commit")
+        let outcome = try loader.wait()
+        #expect(outcome == .stored(inserted: 49, duplicates: 1))
+        let stored = try test.database.rows()
+        #expect(stored.count == 50)
+        #expect(stored.filter { $0.row_key == rows[20].row_key }.map(\.value) == [999])
+        #expect(Set(stored.filter { $0.row_key != rows[20].row_key }) == Set(rows.filter { $0.row_key != rows[20].row_key }))
+    }
+
+    /// A login under the table's row level security may not COPY into it: its rows go through the
+    /// session table with INSERT, as before, and the policies decide.
+    @Test func aLoginUnderRowLevelSecurityLoadsThroughTheSessionTable() throws {
+        let test = try TestDatabase()
+        try test.database.createUsers([SampleRows.user])
+        let role = try test.rowLevelSecurityRole(user: SampleRows.user)
+        let scratch = try ScratchDirectory()
+        let rows = (0..<30).map { SampleRows.metric("fg_time", key: String(format: "00000000-0000-4000-8000-%012d", $0), value: Double($0)) }
+        let path = try scratch.file("rows.jsonl", try rowFile(rows))
+        let url = try test.url(role: role, password: nil)
+
+        let first = runTool(["load", "--db", url, "--batch-size", "7", path])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout == "\(path): 30 rows: 30 inserted, 0 duplicate, 0 not stored\n")
+        let again = runTool(["load", "--db", url, "--batch-size", "7", path])
+        #expect(again.stdout == "\(path): 30 rows: 0 inserted, 30 duplicate, 0 not stored\n")
+        #expect(try test.database.rows() == rows)
+    }
+}
+
+/// `RowDatabase.insert` on a thread of its own and a connection of its own.
+private final class ConcurrentInsert: @unchecked Sendable {
+    private let url: String
+    private let rows: [Row]
+    private let done = DispatchSemaphore(value: 0)
+    // Written by the thread before it signals `done`, read after `wait` has it.
+    private var result: Result<BatchOutcome, any Error>?
+
+    init(url: String, rows: [Row]) {
+        self.url = url
+        self.rows = rows
+    }
+
+    func start() {
+        Thread {
+            do {
+                let database = try RowDatabase(url: self.url)
+                self.result = .success(try database.insert(self.rows))
+            } catch {
+                self.result = .failure(error)
+            }
+            self.done.signal()
+        }.start()
+    }
+
+    func wait() throws -> BatchOutcome {
+        done.wait()
+        return try result!.get()
+    }
 }

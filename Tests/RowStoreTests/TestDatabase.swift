@@ -71,6 +71,20 @@ final class TestDatabase {
         return (role, password)
     }
 
+    /// A role that logs in without a password (the socket trusts it) as a member of `yui_user`, with
+    /// `yui.uid` set to `user`: the table's row level security applies to it, and lets it store and
+    /// read `user`'s rows only, as the phone does.
+    /// - Returns: the role's name.
+    func rowLevelSecurityRole(user: String) throws -> String {
+        let role = "yui_perf_rls_" + UUID().uuidString.prefix(8).lowercased()
+        roles.append(role)
+        try database.runScript("""
+            create role \(role) login in role yui_user;
+            alter role \(role) in database \(name) set yui.uid = '\(user)';
+            """)
+        return role
+    }
+
     /// This database's URL for another role, with or without a password in it.
     func url(role: String, password: String?) throws -> String {
         var components = try #require(URLComponents(string: url))
