@@ -29,7 +29,7 @@ struct ReportRun {
         if let url = options.databaseURL, let user = options.conversion.userID {
             do {
                 let database = try RowDatabase(url: url)
-                for row in try database.rowsAsConnector(userID: user) { reading.add(row, from: "--db", stderr: &stderr) }
+                try database.forEachRowAsConnector(userID: user) { row in reading.add(row, from: "--db", stderr: &stderr) }
             } catch {
                 stderr.write("error: --db: \(error)\n")
                 failed = true
