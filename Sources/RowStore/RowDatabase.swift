@@ -384,6 +384,10 @@ public final class RowDatabase {
             try run("set local role yui_connector")
             _ = try connection.execute("select set_config('yui.uid', $1, true)", parameters: [userID])
             try run("set local extra_float_digits = 3")
+            // A cursor is planned for its first 10% by default, which on a large table prefers
+            // walking the whole primary key in `id` order to the user's index and a sort: plan
+            // for every row, as the plain select was.
+            try run("set local cursor_tuple_fraction = 1")
             try run("declare connector_rows no scroll cursor for select \(RowColumns.selectList) from public.yui_perf order by id")
         } catch {
             try? run("rollback")
