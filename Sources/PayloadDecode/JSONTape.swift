@@ -179,11 +179,26 @@ final class JSONParser {
     @inline(__always)
     private func skipWhitespace(_ base: UnsafePointer<UInt8>, _ from: Int, _ count: Int) -> Int {
         var i = from
-        // Pretty-printed dumps are mostly indentation: step over runs of spaces a word at a time.
-        while i + 8 <= count, UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) == 0x2020_2020_2020_2020 { i += 8 }
+        // Pretty-printed dumps are mostly indentation (a frame 80 levels down is indented by 300
+        // spaces): a newline, then a run of spaces, stepped over a word at a time, to the exact end
+        // through the first byte of the word that is not a space.
         while i < count {
             let c = base[i]
-            if c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09 { i += 1 } else { break }
+            if c == 0x20 {
+                while i + 8 <= count {
+                    let other = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) ^ 0x2020_2020_2020_2020
+                    if other != 0 {
+                        i += other.trailingZeroBitCount >> 3
+                        break
+                    }
+                    i += 8
+                }
+                if i + 8 > count { i += 1 }
+            } else if c == 0x0a || c == 0x0d || c == 0x09 {
+                i += 1
+            } else {
+                break
+            }
         }
         return i
     }
