@@ -28,7 +28,10 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
-        .target(name: "PayloadDecode"),
+        // SHA-1 with the x86 SHA instructions, for row keys (issue 18); PayloadDecode falls back to
+        // its own Swift SHA-1 where the CPU has none.
+        .target(name: "CSHA1"),
+        .target(name: "PayloadDecode", dependencies: ["CSHA1"]),
         .target(name: "StackSymbolize", dependencies: ["CElfutils"]),
         .target(name: "StackSignature", dependencies: ["PayloadDecode", "StackSymbolize"]),
         .target(name: "RowStore", dependencies: ["PayloadDecode", "CLibpq"]),
