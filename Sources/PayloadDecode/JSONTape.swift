@@ -1,3 +1,4 @@
+import CPayloadKernels
 import Foundation
 
 /// The kind of one JSON value on the tape.
@@ -180,20 +181,17 @@ final class JSONParser {
     private func skipWhitespace(_ base: UnsafePointer<UInt8>, _ from: Int, _ count: Int) -> Int {
         var i = from
         // Pretty-printed dumps are mostly indentation (a frame 80 levels down is indented by 300
-        // spaces): a newline, then a run of spaces, stepped over a word at a time, to the exact end
-        // through the first byte of the word that is not a space.
+        // spaces): a newline, then a run of spaces, stepped over 16 bytes at a time
+        // (CPayloadKernels' SSE2 scan).
         while i < count {
             let c = base[i]
             if c == 0x20 {
-                while i + 8 <= count {
-                    let other = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) ^ 0x2020_2020_2020_2020
-                    if other != 0 {
-                        i += other.trailingZeroBitCount >> 3
-                        break
-                    }
-                    i += 8
+                // A lone space (`" : "`) is stepped over here; a run goes to the 16-byte scan.
+                if i + 1 < count, base[i + 1] == 0x20 {
+                    i += yui_json_space_run(base + i, count - i)
+                } else {
+                    i += 1
                 }
-                if i + 8 > count { i += 1 }
             } else if c == 0x0a || c == 0x0d || c == 0x09 {
                 i += 1
             } else {
@@ -221,25 +219,9 @@ final class JSONParser {
         var i = from + 1
         var escaped = false
         while true {
-            // The common case: plain bytes up to the closing quote, eight at a time while no byte
-            // is a quote, a backslash or a control character (SWAR: a zero byte marks a hit).
-            while i + 8 <= count {
-                let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-                let ones: UInt64 = 0x0101_0101_0101_0101
-                let highs: UInt64 = 0x8080_8080_8080_8080
-                let quote = word ^ (ones &* 0x22)
-                let backslash = word ^ (ones &* 0x5c)
-                let hasQuote = (quote &- ones) & ~quote & highs
-                let hasBackslash = (backslash &- ones) & ~backslash & highs
-                let hasControl = (word &- ones &* 0x20) & ~word & highs
-                if hasQuote | hasBackslash | hasControl != 0 { break }
-                i += 8
-            }
-            while i < count {
-                let c = base[i]
-                if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 { break }
-                i += 1
-            }
+            // The common case: plain bytes up to the closing quote, 16 at a time while no byte is
+            // a quote, a backslash or a control character (CPayloadKernels' SSE2 scan).
+            i += yui_json_string_run(base + i, count - i)
             guard i < count else { throw JSONSyntaxError(offset: from, message: "unterminated string") }
             let c = base[i]
             if c == UInt8(ascii: "\"") { break }

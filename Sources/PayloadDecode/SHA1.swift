@@ -1,11 +1,11 @@
-import CSHA1
+import CPayloadKernels
 
 /// Whether the CPU has the x86 SHA instructions (checked once).
 private let sha1HardwareAvailable = yui_sha1_hardware_available() != 0
 
 /// SHA-1 (FIPS 180-4), written here because `row_key` is a version 5 UUID and the package takes
 /// nothing from outside the toolchain. Used for identity, not for security. The compression runs
-/// on the CPU's SHA instructions when it has them (`CSHA1`, about three times the speed), else on
+/// on the CPU's SHA instructions when it has them (`CPayloadKernels`, about three times the speed), else on
 /// the Swift code below; both give the same digests (SHA1Tests checks them against each other).
 struct SHA1 {
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0)

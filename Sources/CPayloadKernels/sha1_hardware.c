@@ -2,7 +2,7 @@
 // every payload's canonical text is hashed, and the portable Swift compression in
 // PayloadDecode/SHA1.swift was an eighth of `payload-tool rows`. Written for this package from the
 // instructions' definitions in the Intel SDM; the Swift code stays the reference and the fallback.
-#include "CSHA1.h"
+#include "CPayloadKernels.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
