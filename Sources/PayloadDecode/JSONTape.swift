@@ -347,6 +347,9 @@ struct JSONDocument {
         return result
     }
 
+    /// Whether the string at `index` (an object key) is `key`.
+    func keyIs(_ index: Int, _ key: StaticString) -> Bool { keyEquals(index, key) }
+
     private func keyEquals(_ index: Int, _ key: StaticString) -> Bool {
         let node = nodes[index]
         if node.flag { return string(index) == key.description }
