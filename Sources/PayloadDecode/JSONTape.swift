@@ -179,26 +179,13 @@ final class JSONParser {
 
     @inline(__always)
     private func skipWhitespace(_ base: UnsafePointer<UInt8>, _ from: Int, _ count: Int) -> Int {
-        var i = from
-        // Pretty-printed dumps are mostly indentation (a frame 80 levels down is indented by 300
-        // spaces): a newline, then a run of spaces, stepped over 16 bytes at a time
-        // (CPayloadKernels' SSE2 scan).
-        while i < count {
-            let c = base[i]
-            if c == 0x20 {
-                // A lone space (`" : "`) is stepped over here; a run goes to the 16-byte scan.
-                if i + 1 < count, base[i + 1] == 0x20 {
-                    i += yui_json_space_run(base + i, count - i)
-                } else {
-                    i += 1
-                }
-            } else if c == 0x0a || c == 0x0d || c == 0x09 {
-                i += 1
-            } else {
-                break
-            }
-        }
-        return i
+        // Every byte that starts a JSON token is above 0x20: no whitespace at all is the common
+        // case, then the lone space of `" : "`. Pretty-printed dumps are otherwise mostly a newline
+        // and indentation (a frame 80 levels down is indented by 300 spaces): those runs go to
+        // CPayloadKernels' 16-byte scan.
+        guard from < count, base[from] <= 0x20 else { return from }
+        if base[from] == 0x20, from + 1 < count, base[from + 1] > 0x20 { return from + 1 }
+        return from + yui_json_whitespace_run(base + from, count - from)
     }
 
     /// A member's key and its colon; leaves `i` at the value.

@@ -21,8 +21,8 @@ void yui_sha1_hardware_compress(uint32_t state[5], const uint8_t *data, size_t b
 /// quote, a backslash or a control character (below 0x20); `count` when there is none.
 size_t yui_json_string_run(const uint8_t *bytes, size_t count);
 
-/// The offset of the first byte of `bytes[0..<count]` that is not a space (0x20); `count` when
-/// all are.
-size_t yui_json_space_run(const uint8_t *bytes, size_t count);
+/// The offset of the first byte of `bytes[0..<count]` that is not JSON whitespace (space, tab,
+/// newline, carriage return); `count` when all are.
+size_t yui_json_whitespace_run(const uint8_t *bytes, size_t count);
 
 #endif
