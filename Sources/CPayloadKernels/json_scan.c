@@ -1,6 +1,7 @@
 // 16-byte scans over JSON text for PayloadDecode's parser (JSONTape.swift): the plain run of a
-// string up to its closing quote, and runs of whitespace (a newline and its indentation). SSE2 is part of every x86-64 CPU, so no
-// run-time check is needed; elsewhere the same answers come a byte at a time.
+// string up to its closing quote, and runs of whitespace (a newline and its indentation). SSE2 is
+// part of every x86-64 CPU, so no run-time check is needed; elsewhere the same answers come a byte
+// at a time.
 #include "CPayloadKernels.h"
 
 #if defined(__x86_64__)

@@ -23,7 +23,7 @@ import Testing
     /// length around the block size and on inputs fed in uneven pieces.
     @Test func hardwareAndPortableAgree() {
         var generator = SystemRandomNumberGenerator()
-        for length in Array(0...200) + [1000, 4096, 65_536 + 17, 300_001] {
+        for length in Array(0...140) + [1000, 4096, 65_536 + 17] {
             let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
             var hardware = SHA1()
             var portable = SHA1(hardware: false)
