@@ -28,8 +28,8 @@ enum RowsCommand {
           --period-end <time>     (2026-11-29 08:00:00; the end defaults to the start). Without
                                   them: the diagnostic's signpostData, else the file's time.
           --output <file>         Write here (atomically: complete or not at all) instead of stdout.
-          --jobs <n>              Files converted at once (default: the idle cores, at most 4, 1 on
-                                  a busy machine). Output order and bytes do not depend on it.
+          --jobs <n>              Files converted at once (default: the cores, at most 4). Output
+                                  order and bytes do not depend on it.
           -h, --help              Show help information.
 
         Exit status: 0 all inputs converted, 1 some input failed (the rest were still converted),
