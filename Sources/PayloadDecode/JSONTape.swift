@@ -235,6 +235,17 @@ final class JSONParser {
     private func parseNumber(_ base: UnsafePointer<UInt8>, _ from: Int, _ count: Int, _ nodes: inout Tape) throws(JSONSyntaxError) -> Int {
         var i = from
         @inline(__always) func isDigit(_ j: Int) -> Bool { j < count && base[j] >= 0x30 && base[j] <= 0x39 }
+        // The common case, a plain integer not starting with 0 (addresses, offsets, counts): its
+        // digits in one tight loop, then the same checks as below for what follows them.
+        if base[i] >= 0x31 && base[i] <= 0x39 {
+            i += 1
+            while i < count, base[i] &- 0x30 < 10 { i += 1 }
+            if i == count || (base[i] != UInt8(ascii: ".") && base[i] | 0x20 != UInt8(ascii: "e")) {
+                nodes.append(JSONNode(kind: .number, flag: false, start: UInt32(from), length: UInt32(i - from), next: UInt32(nodes.count + 1)))
+                return i
+            }
+            i = from
+        }
         if base[i] == UInt8(ascii: "-") { i += 1 }
         guard isDigit(i) else { throw JSONSyntaxError(offset: from, message: "invalid number (NaN, Infinity and bare '-' are not JSON)") }
         if base[i] == UInt8(ascii: "0") {
