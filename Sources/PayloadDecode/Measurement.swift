@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a MetricKit measurement string measures.
 enum UnitDimension: String {
     case duration, size, ratio, other
@@ -52,6 +54,11 @@ enum MeasurementParser {
         "ms per s": (.ratio, 1), "ms/s": (.ratio, 1), "毫秒/秒": (.ratio, 1),
         "kiloinstructions": (.other, 1), "bars": (.other, 1), "apl": (.other, 1),
     ]
+
+    /// `units` as UTF-8 bytes, so a unit is found by comparing bytes before any String is made
+    /// or hashed (every histogram bucket has two measurements); the dictionary stays the rule.
+    static let unitBytes: [(bytes: [UInt8], unit: String, dimension: UnitDimension, factor: Double)] =
+        units.keys.sorted().map { (Array($0.utf8), $0, units[$0]!.0, units[$0]!.1) }
 
     /// Largest magnitude accepted for any measurement: far above anything real, far below where
     /// a `real` column or an Int conversion would misbehave.
@@ -140,7 +147,13 @@ enum MeasurementParser {
             }
         }
         while high > low, bytes[high - 1] == 0x20 { high -= 1 }
-        let unit = String(decoding: UnsafeBufferPointer(rebasing: bytes[low..<high]), as: UTF8.self)
+        let unitText = UnsafeBufferPointer(rebasing: bytes[low..<high])
+        for entry in unitBytes where entry.bytes.count == unitText.count {
+            if entry.bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, unitText.baseAddress!, unitText.count) }) == 0 {
+                return .success(MeasurementReading(number: value, unit: entry.unit, dimension: entry.dimension, toBase: entry.factor))
+            }
+        }
+        let unit = String(decoding: unitText, as: UTF8.self)
         guard !unit.isEmpty else { return .failure(.notAMeasurement(text())) }
         guard let (dimension, factor) = units[unit] else { return .failure(.unknownUnit(unit)) }
         return .success(MeasurementReading(number: value, unit: unit, dimension: dimension, toBase: factor))
