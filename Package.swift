@@ -29,7 +29,11 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
-        .target(name: "PayloadDecode"),
+        // Inner loops of `rows` in C (issue 18): SHA-1 on the x86 SHA instructions for row keys
+        // (PayloadDecode falls back to its Swift SHA-1 where the CPU has none) and 16-byte scans of
+        // JSON strings and indentation for the parser.
+        .target(name: "CPayloadKernels"),
+        .target(name: "PayloadDecode", dependencies: ["CPayloadKernels"]),
         .target(name: "StackSymbolize", dependencies: ["CElfutils"]),
         .target(name: "StackSignature", dependencies: ["PayloadDecode", "StackSymbolize"]),
         .target(name: "RowStore", dependencies: ["PayloadDecode", "CLibpq"]),

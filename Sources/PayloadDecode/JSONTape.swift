@@ -1,3 +1,4 @@
+import CPayloadKernels
 import Foundation
 
 /// The kind of one JSON value on the tape.
@@ -178,14 +179,13 @@ final class JSONParser {
 
     @inline(__always)
     private func skipWhitespace(_ base: UnsafePointer<UInt8>, _ from: Int, _ count: Int) -> Int {
-        var i = from
-        // Pretty-printed dumps are mostly indentation: step over runs of spaces a word at a time.
-        while i + 8 <= count, UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) == 0x2020_2020_2020_2020 { i += 8 }
-        while i < count {
-            let c = base[i]
-            if c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09 { i += 1 } else { break }
-        }
-        return i
+        // Every byte that starts a JSON token is above 0x20: no whitespace at all is the common
+        // case, then the lone space of `" : "`. Pretty-printed dumps are otherwise mostly a newline
+        // and indentation (a frame 80 levels down is indented by 300 spaces): those runs go to
+        // CPayloadKernels' 16-byte scan.
+        guard from < count, base[from] <= 0x20 else { return from }
+        if base[from] == 0x20, from + 1 < count, base[from + 1] > 0x20 { return from + 1 }
+        return from + yui_json_whitespace_run(base + from, count - from)
     }
 
     /// A member's key and its colon; leaves `i` at the value.
@@ -206,25 +206,9 @@ final class JSONParser {
         var i = from + 1
         var escaped = false
         while true {
-            // The common case: plain bytes up to the closing quote, eight at a time while no byte
-            // is a quote, a backslash or a control character (SWAR: a zero byte marks a hit).
-            while i + 8 <= count {
-                let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-                let ones: UInt64 = 0x0101_0101_0101_0101
-                let highs: UInt64 = 0x8080_8080_8080_8080
-                let quote = word ^ (ones &* 0x22)
-                let backslash = word ^ (ones &* 0x5c)
-                let hasQuote = (quote &- ones) & ~quote & highs
-                let hasBackslash = (backslash &- ones) & ~backslash & highs
-                let hasControl = (word &- ones &* 0x20) & ~word & highs
-                if hasQuote | hasBackslash | hasControl != 0 { break }
-                i += 8
-            }
-            while i < count {
-                let c = base[i]
-                if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 { break }
-                i += 1
-            }
+            // The common case: plain bytes up to the closing quote, 16 at a time while no byte is
+            // a quote, a backslash or a control character (CPayloadKernels' SSE2 scan).
+            i += yui_json_string_run(base + i, count - i)
             guard i < count else { throw JSONSyntaxError(offset: from, message: "unterminated string") }
             let c = base[i]
             if c == UInt8(ascii: "\"") { break }
@@ -251,6 +235,17 @@ final class JSONParser {
     private func parseNumber(_ base: UnsafePointer<UInt8>, _ from: Int, _ count: Int, _ nodes: inout Tape) throws(JSONSyntaxError) -> Int {
         var i = from
         @inline(__always) func isDigit(_ j: Int) -> Bool { j < count && base[j] >= 0x30 && base[j] <= 0x39 }
+        // The common case, a plain integer not starting with 0 (addresses, offsets, counts): its
+        // digits in one tight loop, then the same checks as below for what follows them.
+        if base[i] >= 0x31 && base[i] <= 0x39 {
+            i += 1
+            while i < count, base[i] &- 0x30 < 10 { i += 1 }
+            if i == count || (base[i] != UInt8(ascii: ".") && base[i] | 0x20 != UInt8(ascii: "e")) {
+                nodes.append(JSONNode(kind: .number, flag: false, start: UInt32(from), length: UInt32(i - from), next: UInt32(nodes.count + 1)))
+                return i
+            }
+            i = from
+        }
         if base[i] == UInt8(ascii: "-") { i += 1 }
         guard isDigit(i) else { throw JSONSyntaxError(offset: from, message: "invalid number (NaN, Infinity and bare '-' are not JSON)") }
         if base[i] == UInt8(ascii: "0") {
@@ -349,6 +344,9 @@ struct JSONDocument {
         }
         return result
     }
+
+    /// Whether the string at `index` (an object key) is `key`.
+    func keyIs(_ index: Int, _ key: StaticString) -> Bool { keyEquals(index, key) }
 
     private func keyEquals(_ index: Int, _ key: StaticString) -> Bool {
         let node = nodes[index]

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a MetricKit measurement string measures.
 enum UnitDimension: String {
     case duration, size, ratio, other
@@ -53,18 +55,36 @@ enum MeasurementParser {
         "kiloinstructions": (.other, 1), "bars": (.other, 1), "apl": (.other, 1),
     ]
 
+    /// `units` as UTF-8 bytes, so a unit is found by comparing bytes before any String is made
+    /// or hashed (every histogram bucket has two measurements); the dictionary stays the rule.
+    static let unitBytes: [(bytes: [UInt8], unit: String, dimension: UnitDimension, factor: Double)] =
+        units.keys.sorted().map { (Array($0.utf8), $0, units[$0]!.0, units[$0]!.1) }
+
     /// Largest magnitude accepted for any measurement: far above anything real, far below where
     /// a `real` column or an Int conversion would misbehave.
     static let limit = 1e15
 
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<MeasurementReading, MeasurementError> {
+        // The digits are gathered on the stack and the input's text is made only for a message:
+        // every histogram bucket has two measurements, and their allocations were most of the time.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count + 1) { digits in
+            parse(bytes, digits: digits)
+        }
+    }
+
+    private static func parse(
+        _ bytes: UnsafeBufferPointer<UInt8>, digits: UnsafeMutableBufferPointer<UInt8>
+    ) -> Result<MeasurementReading, MeasurementError> {
         var i = 0
         while i < bytes.count, bytes[i] == 0x20 { i += 1 }
         // The number: digits, grouping commas, one decimal point, an optional sign and exponent.
-        var digits: [UInt8] = []
-        digits.reserveCapacity(24)
+        var digitCount = 0
+        @inline(__always) func keep(_ c: UInt8) {
+            digits[digitCount] = c
+            digitCount += 1
+        }
         if i < bytes.count, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") {
-            if bytes[i] == UInt8(ascii: "-") { digits.append(bytes[i]) }
+            if bytes[i] == UInt8(ascii: "-") { keep(bytes[i]) }
             i += 1
         }
         var sawDigit = false
@@ -72,7 +92,7 @@ enum MeasurementParser {
         while i < bytes.count {
             let c = bytes[i]
             if c >= 0x30 && c <= 0x39 {
-                digits.append(c)
+                keep(c)
                 sawDigit = true
             } else if c == UInt8(ascii: ",") && sawDigit && !sawPoint && i + 1 < bytes.count
                 && bytes[i + 1] >= 0x30 && bytes[i + 1] <= 0x39
@@ -81,16 +101,16 @@ enum MeasurementParser {
                 // "1,2,,3 kB" and "12, kB" are refused instead of read as 123 and 12
             } else if c == UInt8(ascii: ".") && !sawPoint && sawDigit {
                 sawPoint = true
-                digits.append(c)
+                keep(c)
             } else if (c == UInt8(ascii: "e") || c == UInt8(ascii: "E")) && sawDigit, i + 1 < bytes.count,
                 bytes[i + 1] >= 0x30 && bytes[i + 1] <= 0x39 || bytes[i + 1] == UInt8(ascii: "-") || bytes[i + 1] == UInt8(ascii: "+")
             {
-                digits.append(c)
+                keep(c)
                 i += 1
-                digits.append(bytes[i])
+                keep(bytes[i])
                 i += 1
                 while i < bytes.count, bytes[i] >= 0x30 && bytes[i] <= 0x39 {
-                    digits.append(bytes[i])
+                    keep(bytes[i])
                     i += 1
                 }
                 break
@@ -99,32 +119,44 @@ enum MeasurementParser {
             }
             i += 1
         }
-        let text = String(decoding: bytes, as: UTF8.self)
-        if digits.last == UInt8(ascii: ".") { digits.removeLast() }
-        guard sawDigit, let number = digits.withUnsafeBufferPointer({ parseDouble($0) }) else {
-            return .failure(.notAMeasurement(text))
+        func text() -> String { String(decoding: bytes, as: UTF8.self) }
+        if digitCount > 0, digits[digitCount - 1] == UInt8(ascii: ".") { digitCount -= 1 }
+        let number = UnsafeBufferPointer(rebasing: digits[..<digitCount])
+        guard sawDigit, let value = parseDouble(number) else {
+            return .failure(.notAMeasurement(text()))
         }
-        guard number.isFinite, abs(number) <= limit else { return .failure(.outOfRange(text)) }
+        guard value.isFinite, abs(value) <= limit else { return .failure(.outOfRange(text())) }
         // `1.0e-400` is not zero, but a Double makes it zero: say so rather than store 0.
-        if number == 0, digits.prefix(while: { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") })
+        if value == 0, number.prefix(while: { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") })
             .contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") })
         {
-            return .failure(.outOfRange(text))
+            return .failure(.outOfRange(text()))
         }
         // The unit: the rest, trimmed of spaces (also the no-break spaces some locales use).
-        var unitBytes = Array(bytes[i...])
-        func isSpace(_ bytes: ArraySlice<UInt8>) -> Int {
-            if bytes.first == 0x20 { return 1 }
-            if bytes.starts(with: [0xC2, 0xA0]) { return 2 }
-            if bytes.starts(with: [0xE2, 0x80, 0xAF]) { return 3 }
-            return 0
+        var low = i
+        var high = bytes.count
+        while low < high {
+            if bytes[low] == 0x20 {
+                low += 1
+            } else if high - low >= 2, bytes[low] == 0xC2, bytes[low + 1] == 0xA0 {
+                low += 2
+            } else if high - low >= 3, bytes[low] == 0xE2, bytes[low + 1] == 0x80, bytes[low + 2] == 0xAF {
+                low += 3
+            } else {
+                break
+            }
         }
-        while case let n = isSpace(unitBytes[...]), n > 0 { unitBytes.removeFirst(n) }
-        while let last = unitBytes.last, last == 0x20 { unitBytes.removeLast() }
-        let unit = String(decoding: unitBytes, as: UTF8.self)
-        guard !unit.isEmpty else { return .failure(.notAMeasurement(text)) }
+        while high > low, bytes[high - 1] == 0x20 { high -= 1 }
+        let unitText = UnsafeBufferPointer(rebasing: bytes[low..<high])
+        for entry in unitBytes where entry.bytes.count == unitText.count {
+            if entry.bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, unitText.baseAddress!, unitText.count) }) == 0 {
+                return .success(MeasurementReading(number: value, unit: entry.unit, dimension: entry.dimension, toBase: entry.factor))
+            }
+        }
+        let unit = String(decoding: unitText, as: UTF8.self)
+        guard !unit.isEmpty else { return .failure(.notAMeasurement(text())) }
         guard let (dimension, factor) = units[unit] else { return .failure(.unknownUnit(unit)) }
-        return .success(MeasurementReading(number: number, unit: unit, dimension: dimension, toBase: factor))
+        return .success(MeasurementReading(number: value, unit: unit, dimension: dimension, toBase: factor))
     }
 
     static func parse(_ text: String) -> Result<MeasurementReading, MeasurementError> {

@@ -5,6 +5,8 @@ public struct ConversionOptions: Sendable {
     /// `--user`: a UUID; `nil` leaves `user_id` null (allowed for files, not for the database).
     public var userID: String?
     /// `--timezone`: the zone of zone-less timestamps (device-local time); UTC when not given.
+    /// The default is the fixed zero offset (`GMT`): a named zone (`UTC`) loads ICU's zone data,
+    /// a few milliseconds of every run's start-up; both read as offset 0 (`Timestamp.offset`).
     public var timeZone: TimeZone
     /// `--promotion`: overrides the ProMotion table when set.
     public var promotionOverride: Bool?
@@ -20,7 +22,7 @@ public struct ConversionOptions: Sendable {
     /// Deepest JSON nesting accepted (objects and arrays).
     public var maxJSONDepth: Int = 512
 
-    public init(userID: String? = nil, timeZone: TimeZone = TimeZone(identifier: "UTC")!, promotionOverride: Bool? = nil) {
+    public init(userID: String? = nil, timeZone: TimeZone = TimeZone(secondsFromGMT: 0)!, promotionOverride: Bool? = nil) {
         self.userID = userID
         self.timeZone = timeZone
         self.promotionOverride = promotionOverride

@@ -1,12 +1,27 @@
+import CPayloadKernels
+
+/// Whether the CPU has the x86 SHA instructions (checked once).
+private let sha1HardwareAvailable = yui_sha1_hardware_available() != 0
+
 /// SHA-1 (FIPS 180-4), written here because `row_key` is a version 5 UUID and the package takes
-/// nothing from outside the toolchain. Used for identity, not for security.
+/// nothing from outside the toolchain. Used for identity, not for security. The compression runs
+/// on the CPU's SHA instructions when it has them (`CPayloadKernels`, about three times the speed), else on
+/// the Swift code below; both give the same digests (SHA1Tests checks them against each other).
 struct SHA1 {
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0)
-    private var block = [UInt8](repeating: 0, count: 64)
+    /// The partial block, inline (an Array here was an allocation per hash: one per row key).
+    private var block: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
     private var blockFill = 0
     private var totalBytes: UInt64 = 0
+    private let hardware: Bool
 
-    init() {}
+    init() { hardware = sha1HardwareAvailable }
+
+    /// `hardware: false` always uses the Swift compression (for the tests that compare the two).
+    init(hardware: Bool) { self.hardware = hardware && sha1HardwareAvailable }
+
+    /// Whether digests here are computed with the CPU's SHA instructions.
+    static var usesHardware: Bool { sha1HardwareAvailable }
 
     mutating func update(_ bytes: UnsafeRawBufferPointer) {
         guard var pointer = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
@@ -14,21 +29,30 @@ struct SHA1 {
         totalBytes &+= UInt64(remaining)
         if blockFill > 0 {
             let take = Swift.min(64 - blockFill, remaining)
-            for k in 0..<take { block[blockFill + k] = pointer[k] }
+            let fill = blockFill
+            withUnsafeMutableBytes(of: &block) { (block: UnsafeMutableRawBufferPointer) in
+                for k in 0..<take { block[fill + k] = pointer[k] }
+            }
             blockFill += take
             pointer += take
             remaining -= take
             if blockFill == 64 {
-                block.withUnsafeBufferPointer { compress($0.baseAddress!) }
+                var full = block
+                withUnsafeBytes(of: &full) { compressBlocks($0.baseAddress!.assumingMemoryBound(to: UInt8.self), 1) }
                 blockFill = 0
             }
         }
-        while remaining >= 64 {
-            compress(pointer)
-            pointer += 64
-            remaining -= 64
+        if remaining >= 64 {
+            let blocks = remaining / 64
+            compressBlocks(pointer, blocks)
+            pointer += 64 * blocks
+            remaining -= 64 * blocks
         }
-        for k in 0..<remaining { block[blockFill + k] = pointer[k] }
+        let fill = blockFill
+        let rest = pointer
+        withUnsafeMutableBytes(of: &block) { (block: UnsafeMutableRawBufferPointer) in
+            for k in 0..<remaining { block[fill + k] = rest[k] }
+        }
         blockFill += remaining
     }
 
@@ -40,24 +64,42 @@ struct SHA1 {
 
     mutating func finish() -> [UInt8] {
         let bitLength = totalBytes &* 8
-        var padding: [UInt8] = [0x80]
+        // 0x80, zeros to 56 bytes past a block boundary, the bit length big-endian: at most 72 bytes.
         let afterPad = (blockFill + 1) % 64
-        padding += [UInt8](repeating: 0, count: afterPad <= 56 ? 56 - afterPad : 120 - afterPad)
-        for shift in stride(from: 56, through: 0, by: -8) { padding.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        let paddingCount = 1 + (afterPad <= 56 ? 56 - afterPad : 120 - afterPad) + 8
+        var padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0, 0)
         let savedTotal = totalBytes
-        update(padding)
-        totalBytes = savedTotal
-        var digest: [UInt8] = []
-        for word in [state.0, state.1, state.2, state.3, state.4] {
-            digest += [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16), UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)]
+        withUnsafeMutableBytes(of: &padding) { bytes in
+            bytes[0] = 0x80
+            for k in 0..<8 { bytes[paddingCount - 1 - k] = UInt8(truncatingIfNeeded: bitLength >> UInt64(8 * k)) }
+            update(UnsafeRawBufferPointer(rebasing: bytes[..<paddingCount]))
         }
-        return digest
+        totalBytes = savedTotal
+        return [UInt8](unsafeUninitializedCapacity: 20) { digest, initialized in
+            for (k, word) in [state.0, state.1, state.2, state.3, state.4].enumerated() {
+                digest[4 * k] = UInt8(word >> 24)
+                digest[4 * k + 1] = UInt8(truncatingIfNeeded: word >> 16)
+                digest[4 * k + 2] = UInt8(truncatingIfNeeded: word >> 8)
+                digest[4 * k + 3] = UInt8(truncatingIfNeeded: word)
+            }
+            initialized = 20
+        }
     }
 
     static func digest(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
         var hasher = SHA1()
         hasher.update(bytes)
         return hasher.finish()
+    }
+
+    private mutating func compressBlocks(_ p: UnsafePointer<UInt8>, _ blocks: Int) {
+        if hardware {
+            withUnsafeMutableBytes(of: &state) { words in
+                yui_sha1_hardware_compress(words.baseAddress!.assumingMemoryBound(to: UInt32.self), p, blocks)
+            }
+            return
+        }
+        for k in 0..<blocks { compress(p + 64 * k) }
     }
 
     private mutating func compress(_ p: UnsafePointer<UInt8>) {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Turns a diagnostic's `callStackTree` into the `stack` column (SPEC section 5): one path,
 /// innermost frame first, at most 32 frames, offsets into the image's text segment.
 struct StackNormalizer {
@@ -18,12 +20,50 @@ struct StackNormalizer {
         var error: (key: String, message: String)?
     }
 
-    /// One frame as the payload wrote it, numbers checked.
+    /// One frame as the payload wrote it, numbers checked. `binary` numbers the frame's binary
+    /// (its UUID, else its image name, else none) within one stack.
     private struct RawFrame {
         var image: String?
         var uuid: String?
         var address: UInt64?
         var field: UInt64?
+        var binary = 0
+    }
+
+    /// The texts of one stack's frames, made once per distinct raw string: a stack repeats a few
+    /// dozen binaries over up to 130 frames, and a String per frame (and hashing it into the
+    /// per-binary tables) was most of the normalizer's time. Each text also gets the number of the
+    /// binary it names, from `binaries`.
+    private struct TextCache {
+        private var entries: [(start: UnsafePointer<UInt8>, length: Int, text: String?, binary: Int)] = []
+
+        /// The text of the string at `index`: cached, or `make(bytes)` (then cached, with its binary
+        /// number). Only unescaped strings are cached: they point into the document, which outlives
+        /// the cache; a decoded copy would not.
+        mutating func text(
+            _ document: JSONDocument, _ index: Int, binaries: inout [String: Int], make: (UnsafeBufferPointer<UInt8>) -> String?
+        ) -> (text: String?, binary: Int) {
+            guard !document.nodes[index].flag else {
+                let text = document.withStringBytes(index, make)
+                return (text, text.map { StackNormalizer.number(of: $0, in: &binaries) } ?? -1)
+            }
+            let bytes = document.rawBytes(index)
+            let start = bytes.baseAddress!
+            for entry in entries where entry.length == bytes.count && memcmp(entry.start, start, bytes.count) == 0 {
+                return (entry.text, entry.binary)
+            }
+            let text = make(bytes)
+            let binary = text.map { StackNormalizer.number(of: $0, in: &binaries) } ?? -1
+            if entries.count < 256 { entries.append((start, bytes.count, text, binary)) }
+            return (text, binary)
+        }
+    }
+
+    /// The number of binary `name` (a UUID or an image name: one space of names, as before).
+    static func number(of name: String, in binaries: inout [String: Int]) -> Int {
+        if let known = binaries[name] { return known }
+        binaries[name] = binaries.count
+        return binaries.count - 1
     }
 
     static func normalize(_ document: JSONDocument, tree: Int, orientation: Orientation, keyPath: String) -> Outcome {
@@ -74,6 +114,9 @@ struct StackNormalizer {
         }
         // Walk one path root → leaf without recursion; the depth limit is checked per step.
         var path: [RawFrame] = []
+        var names = TextCache()
+        var uuids = TextCache()
+        var binaries: [String: Int] = [:]
         var position = orientation == .sampleTree ? heaviest(roots, key: { stackKey }) : 0
         let rootPosition = position
         var node = roots[position]
@@ -95,8 +138,10 @@ struct StackNormalizer {
                 outcome.warnings.append((keyOfCurrentFrame(), "frame is not an object; skipped"))
                 break
             }
-            path.append(readFrame(document, node, key: keyOfCurrentFrame, warnings: &outcome.warnings))
-            let subFrames = document.member(node, "subFrames")
+            let (frame, subFrames) = readFrame(
+                document, node, key: keyOfCurrentFrame, warnings: &outcome.warnings, names: &names, uuids: &uuids,
+                binaries: &binaries)
+            path.append(frame)
             if let subFrames, document.kind(subFrames) != .array, document.kind(subFrames) != .null {
                 outcome.warnings.append((keyOfCurrentFrame() + ".subFrames", "not an array (a JSON \(document.kind(subFrames))); the stack ends here"))
             }
@@ -111,17 +156,17 @@ struct StackNormalizer {
         // The iOS 14/15 quirk, decided per binary: a field larger than `address − field` is the
         // image's load address, not an offset (a real offset is smaller than the image, and a
         // 64-bit image loads at 4 GB or above).
-        var loadAddressByBinary: [String: UInt64] = [:]
-        var quirkByBinary: [String: Bool] = [:]
+        var loadAddressByBinary = [UInt64?](repeating: nil, count: binaries.count)
+        var quirkByBinary = [Bool?](repeating: nil, count: binaries.count)
         for frame in path {
             guard let address = frame.address, let field = frame.field else { continue }
-            let binary = frame.uuid ?? frame.image ?? ""
+            let binary = frame.binary
             let looksLikeLoadAddress = field <= address && field > address - field
             quirkByBinary[binary] = (quirkByBinary[binary] ?? true) && looksLikeLoadAddress
         }
         for frame in path {
             guard let address = frame.address, let field = frame.field else { continue }
-            let binary = frame.uuid ?? frame.image ?? ""
+            let binary = frame.binary
             if loadAddressByBinary[binary] == nil {
                 loadAddressByBinary[binary] = quirkByBinary[binary] == true ? field : (field <= address ? address - field : nil)
             }
@@ -129,7 +174,7 @@ struct StackNormalizer {
         var frames: [StackFrame] = []
         var unusable = 0
         for frame in path {
-            let binary = frame.uuid ?? frame.image ?? ""
+            let binary = frame.binary
             var offset: UInt64?
             if let field = frame.field, let address = frame.address, quirkByBinary[binary] == true {
                 offset = address - field
@@ -155,36 +200,75 @@ struct StackNormalizer {
         return outcome
     }
 
+    /// Reads one frame's fields (and finds its `subFrames`) in one pass over its members; a key
+    /// given twice counts with its last value, as `JSONDocument.member` reads it.
     private static func readFrame(
-        _ document: JSONDocument, _ node: Int, key: () -> String, warnings: inout [(key: String, message: String)]
-    ) -> RawFrame {
+        _ document: JSONDocument, _ node: Int, key: () -> String, warnings: inout [(key: String, message: String)],
+        names: inout TextCache, uuids: inout TextCache, binaries: inout [String: Int]
+    ) -> (RawFrame, Int?) {
+        var nameIndex: Int?
+        var uuidIndex: Int?
+        var addressIndex: Int?
+        var fieldIndex: Int?
+        var subFrames: Int?
+        document.forEachMember(node) { keyIndex, value in
+            let length = document.nodes[keyIndex].length
+            // Told apart by length first: 10 binaryName and binaryUUID, 7 address, 27 the offset, 9 subFrames.
+            switch length {
+            case 10:
+                if document.keyIs(keyIndex, "binaryName") {
+                    nameIndex = value
+                } else if document.keyIs(keyIndex, "binaryUUID") {
+                    uuidIndex = value
+                }
+            case 7: if document.keyIs(keyIndex, "address") { addressIndex = value }
+            case 27: if document.keyIs(keyIndex, "offsetIntoBinaryTextSegment") { fieldIndex = value }
+            case 9: if document.keyIs(keyIndex, "subFrames") { subFrames = value }
+            default:
+                // An escaped key has its raw length; compare it decoded.
+                if document.nodes[keyIndex].flag {
+                    if document.keyIs(keyIndex, "binaryName") { nameIndex = value }
+                    if document.keyIs(keyIndex, "binaryUUID") { uuidIndex = value }
+                    if document.keyIs(keyIndex, "address") { addressIndex = value }
+                    if document.keyIs(keyIndex, "offsetIntoBinaryTextSegment") { fieldIndex = value }
+                    if document.keyIs(keyIndex, "subFrames") { subFrames = value }
+                }
+            }
+        }
         var frame = RawFrame()
-        if let name = document.member(node, "binaryName") {
+        var imageBinary = -1
+        var uuidBinary = -1
+        if let name = nameIndex {
             if document.kind(name) == .string {
-                frame.image = document.withStringBytes(name) { bytes -> String? in
-                    var kept: [UInt8] = []
-                    kept.reserveCapacity(bytes.count)
-                    for c in bytes
-                    where (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c == 0x5f || c == 0x2e
-                        || c == 0x2b || c == 0x2d
-                    {
-                        kept.append(c)
-                    }
-                    return kept.isEmpty ? nil : String(decoding: kept, as: UTF8.self)
+                (frame.image, imageBinary) = names.text(document, name, binaries: &binaries) { bytes -> String? in
+                        var kept: [UInt8] = []
+                        kept.reserveCapacity(bytes.count)
+                        for c in bytes
+                        where (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c == 0x5f || c == 0x2e
+                            || c == 0x2b || c == 0x2d
+                        {
+                            kept.append(c)
+                        }
+                        return kept.isEmpty ? nil : String(decoding: kept, as: UTF8.self)
                 }
             } else {
                 warnings.append(("\(key()).binaryName", "not a string; image left null"))
             }
         }
-        if let uuid = document.member(node, "binaryUUID") {
-            if document.kind(uuid) == .string, let canonical = document.withStringBytes(uuid, { ColumnPatterns.canonicalUUID(bytes: $0) }) {
-                frame.uuid = canonical
+        if let uuid = uuidIndex {
+            if document.kind(uuid) == .string,
+                case let (text?, binary) = uuids.text(document, uuid, binaries: &binaries, make: { ColumnPatterns.canonicalUUID(bytes: $0) })
+            {
+                frame.uuid = text
+                uuidBinary = binary
             } else {
                 warnings.append(("\(key()).binaryUUID", "not a UUID; uuid left null"))
             }
         }
-        func unsigned(_ field: StaticString) -> UInt64? {
-            guard let value = document.member(node, field) else { return nil }
+        // The binary: its UUID, else its image name, else the unnamed binary.
+        frame.binary = uuidBinary >= 0 ? uuidBinary : imageBinary >= 0 ? imageBinary : number(of: "", in: &binaries)
+        func unsigned(_ value: Int?, _ field: StaticString) -> UInt64? {
+            guard let value else { return nil }
             switch document.unsignedInteger(value) {
             case .value(let number): return number
             case .negative: warnings.append(("\(key()).\(field)", "negative; frame field ignored"))
@@ -194,8 +278,8 @@ struct StackNormalizer {
             }
             return nil
         }
-        frame.address = unsigned("address")
-        frame.field = unsigned("offsetIntoBinaryTextSegment")
-        return frame
+        frame.address = unsigned(addressIndex, "address")
+        frame.field = unsigned(fieldIndex, "offsetIntoBinaryTextSegment")
+        return (frame, subFrames)
     }
 }

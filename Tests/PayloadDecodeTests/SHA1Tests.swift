@@ -14,6 +14,28 @@ import Testing
         var hasher = SHA1()
         hasher.update(input)
         #expect(hex(hasher.finish()) == expected)
+        var portable = SHA1(hardware: false)
+        portable.update(input)
+        #expect(hex(portable.finish()) == expected)
+    }
+
+    /// The SHA-instruction compression (used where the CPU has it) and the Swift one agree on every
+    /// length around the block size and on inputs fed in uneven pieces.
+    @Test func hardwareAndPortableAgree() {
+        var generator = SystemRandomNumberGenerator()
+        for length in Array(0...140) + [1000, 4096, 65_536 + 17] {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            var hardware = SHA1()
+            var portable = SHA1(hardware: false)
+            var start = 0
+            while start < length {
+                let end = min(length, start + Int.random(in: 1...150, using: &generator))
+                hardware.update(Array(bytes[start..<end]))
+                portable.update(Array(bytes[start..<end]))
+                start = end
+            }
+            #expect(hardware.finish() == portable.finish(), "length \(length)")
+        }
     }
 
     @Test func millionAs() {
