@@ -11,7 +11,10 @@ import Testing
     static let golden = root.appendingPathComponent("Tests/Fixtures/rows-golden")
 
     static func files(in folder: URL) -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        // Payload files only: samples/ also holds the report's folders (samples/report, samples/dsyms).
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter {
+            $0.hasSuffix(".json") || $0.hasSuffix(".jsonl")
+        }
         return names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }.map { folder.appendingPathComponent($0).path }
     }
 
