@@ -12,11 +12,6 @@ enum SymbolicateObject {
         object: String, uuid: String?, offsets: Bool, indexFolder: String?, addressArguments: [String], stdin: FileHandle,
         format: SymbolicateCommand.Format, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
     ) -> Int32 {
-        if let uuid, UUIDText.normalized(uuid) == nil {
-            return reportUsage(
-                UsageError(message: "Option '--uuid' needs a UUID, got '\(uuid)'."), command: "symbolicate",
-                usage: SymbolicateCommand.usage, to: &stderr)
-        }
         // Inputs, read as bytes: a million-line batch must not pay for a String per line.
         // (first byte, end byte, line) into `data` for stdin; argument index for arguments.
         var inputSpans: [(from: Int, to: Int, line: Int)] = []
