@@ -105,9 +105,8 @@ struct SymbolicateOptions {
             if parsed.given(Self.uuid) { throw UsageError(message: "Option '\(Self.uuid.name)' needs '\(Self.object.name)'.") }
             if offsets { throw UsageError(message: "Option '\(Self.offsets.name)' needs '\(Self.object.name)'.") }
         } else {
-            for name in [DebugFileArguments.dsyms.name, Self.build.name, DebugFileArguments.symbols.name]
-            where parsed.values[name] != nil {
-                throw UsageError(message: "Option '\(name)' cannot be combined with '\(Self.object.name)'.")
+            for option in [DebugFileArguments.dsyms, Self.build, DebugFileArguments.symbols] where parsed.given(option) {
+                throw UsageError(message: "Option '\(option.name)' cannot be combined with '\(Self.object.name)'.")
             }
         }
         dsymsRoot = try parsed.value(DebugFileArguments.dsyms)
