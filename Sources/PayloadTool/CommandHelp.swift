@@ -1,3 +1,4 @@
+import Foundation
 import PayloadDecode
 
 /// A positional argument as `--help` lists it.
@@ -118,26 +119,35 @@ struct CommandDescription: Sendable {
     }
 }
 
+/// A command's checked options, and how the command runs with them (argument-parser's
+/// `ParsableCommand`): `CommandRunner` parses the arguments against `description`, answers
+/// `--help`, builds the options with `init`, and calls `run`.
+protocol CommandOptions {
+    static var description: CommandDescription { get }
+    /// The options, checked; a usage error names what is wrong.
+    init(_ arguments: CommandArguments) throws(UsageError)
+    func run(stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32
+}
+
 /// The shape every command shares: parse the arguments, answer `--help`, check the options, and
 /// run; a usage error is printed with the usage line and exits 64.
 enum CommandRunner {
-    static func run<Options, Output: TextOutputStream, Errors: TextOutputStream>(
-        _ description: CommandDescription, arguments: [String], stdout: inout Output, stderr: inout Errors,
-        options makeOptions: (CommandArguments) throws(UsageError) -> Options,
-        then body: (Options, inout Output, inout Errors) -> Int32
+    static func run<Command: CommandOptions>(
+        _ command: Command.Type, arguments: [String], stdin: FileHandle, stdout: inout some TextOutputStream,
+        stderr: inout some TextOutputStream
     ) -> Int32 {
-        let options: Options
+        let options: Command
         do throws(UsageError) {
-            let parsed = try CommandArguments(arguments, options: description.options, style: description.style)
+            let parsed = try CommandArguments(arguments, options: Command.description.options, style: Command.description.style)
             if parsed.wantsHelp {
-                stdout.write(description.help)
+                stdout.write(Command.description.help)
                 return PayloadTool.exitSuccess
             }
-            options = try makeOptions(parsed)
+            options = try Command(parsed)
         } catch {
-            return reportUsage(error, of: description, to: &stderr)
+            return reportUsage(error, of: Command.description, to: &stderr)
         }
-        return body(options, &stdout, &stderr)
+        return options.run(stdin: stdin, stdout: &stdout, stderr: &stderr)
     }
 
     /// Prints a usage error the way argument-parser does and returns the usage exit status.

@@ -24,7 +24,9 @@ enum DsymsCommand {
         arguments: [build, file],
         options: [DebugFileArguments.dsyms.declaration, DebugFileArguments.symbols.declaration, json.declaration])
 
-    struct Options {
+    struct Options: CommandOptions {
+        static var description: CommandDescription { DsymsCommand.description }
+
         var dsymsRoot: String?
         var symbols: [String]
         var json: Bool
@@ -39,6 +41,10 @@ enum DsymsCommand {
             dsymsRoot = try parsed.value(DebugFileArguments.dsyms)
             symbols = try parsed.values(DebugFileArguments.symbols)
             json = parsed.given(DsymsCommand.json)
+        }
+
+        func run(stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
+            DsymsCommand.list(self, stdin: stdin, stdout: &stdout, stderr: &stderr)
         }
     }
 
@@ -68,20 +74,6 @@ enum DsymsCommand {
         /// System images of the inputs' frames whose symbol files the symbol folders hold.
         var system_images_found: [JSONMissing]
         var system_symbol_files: Int
-    }
-
-    static func run(
-        arguments: [String], stdin: FileHandle, stdout: inout some TextOutputStream,
-        stderr: inout some TextOutputStream
-    ) -> Int32 {
-        if arguments.first == "import" {
-            return DsymsImport.run(arguments: Array(arguments.dropFirst()), stdout: &stdout, stderr: &stderr)
-        }
-        return CommandRunner.run(
-            description, arguments: arguments, stdout: &stdout, stderr: &stderr, options: Options.init
-        ) { options, stdout, stderr in
-            list(options, stdin: stdin, stdout: &stdout, stderr: &stderr)
-        }
     }
 
     /// The build's debug files and, given inputs, which of their frames' UUIDs have none.

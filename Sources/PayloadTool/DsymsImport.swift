@@ -41,7 +41,9 @@ enum DsymsImport {
             placed, 1 when anything was refused or failed (the rest are still placed), 64 on a usage error.
             """)
 
-    struct Options {
+    struct Options: CommandOptions {
+        static var description: CommandDescription { DsymsImport.description }
+
         var dsymsRoot: String?
         var build: String?
         var paths: [String]
@@ -53,6 +55,10 @@ enum DsymsImport {
             }
             build = try parsed.value(DsymsImport.build)
             dsymsRoot = try parsed.value(DebugFileArguments.dsyms)
+        }
+
+        func run(stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
+            DsymsImport.importFiles(self, stdout: &stdout, stderr: &stderr)
         }
     }
 
@@ -76,14 +82,6 @@ enum DsymsImport {
         mutating func fail(_ message: String) {
             stderr.write("error: \(message)\n")
             any = true
-        }
-    }
-
-    static func run(arguments: [String], stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
-        CommandRunner.run(
-            description, arguments: arguments, stdout: &stdout, stderr: &stderr, options: Options.init
-        ) { options, stdout, stderr in
-            importFiles(options, stdout: &stdout, stderr: &stderr)
         }
     }
 

@@ -78,16 +78,6 @@ enum LoadCommand {
         var files: [String]
     }
 
-    static func run(
-        arguments: [String], stdin: FileHandle, stdout: inout some TextOutputStream,
-        stderr: inout some TextOutputStream
-    ) -> Int32 {
-        CommandRunner.run(description, arguments: arguments, stdout: &stdout, stderr: &stderr, options: validate) {
-            options, stdout, stderr in
-            load(options, stdin: stdin, stdout: &stdout, stderr: &stderr)
-        }
-    }
-
     static func load(
         _ options: Options, stdin: FileHandle, stdout: inout some TextOutputStream,
         stderr: inout some TextOutputStream
@@ -162,5 +152,15 @@ enum LoadCommand {
         return Options(
             database: DatabaseURL(url), conversion: conversion, batchSize: batchSize, timeout: timeout,
             createUsers: parsed.given(createUsers), files: parsed.positionals)
+    }
+}
+
+extension LoadCommand.Options: CommandOptions {
+    static var description: CommandDescription { LoadCommand.description }
+
+    init(_ arguments: CommandArguments) throws(UsageError) { self = try LoadCommand.validate(arguments) }
+
+    func run(stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
+        LoadCommand.load(self, stdin: stdin, stdout: &stdout, stderr: &stderr)
     }
 }

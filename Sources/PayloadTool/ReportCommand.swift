@@ -4,22 +4,13 @@ import SpeedReport
 import StackSymbolize
 
 /// `payload-tool report`: the daily speed report, build against build (docs/report.md).
-enum ReportCommand {
-    static func run(
-        arguments: [String], stdin: FileHandle, stdout: inout some TextOutputStream,
-        stderr: inout some TextOutputStream
-    ) -> Int32 {
-        CommandRunner.run(
-            ReportOptions.description, arguments: arguments, stdout: &stdout, stderr: &stderr, options: ReportOptions.init
-        ) { options, stdout, stderr in
-            ReportRun(options: options).run(stdin: stdin, stdout: &stdout, stderr: &stderr)
-        }
-    }
-}
-
 /// `payload-tool report`'s options, declared once: parsing, usage and help all come from here.
-struct ReportOptions {
+struct ReportOptions: CommandOptions {
     enum Output { case text, json, briefing, panel }
+
+    func run(stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
+        ReportRun(options: self).run(stdin: stdin, stdout: &stdout, stderr: &stderr)
+    }
 
     static let days = CommandOption(
         "--days", "N", parser: .integer(in: 1...3650, .takes("a whole number of days from 1 to 3650")),

@@ -3,17 +3,6 @@ import PayloadDecode
 
 /// `payload-tool rows`: payload dumps (or row files) in, `yui_perf` rows out.
 enum RowsCommand {
-    static func run(
-        arguments: [String], stdin: FileHandle, stdout: inout some TextOutputStream,
-        stderr: inout some TextOutputStream
-    ) -> Int32 {
-        CommandRunner.run(
-            RowsOptions.description, arguments: arguments, stdout: &stdout, stderr: &stderr, options: RowsOptions.init
-        ) { options, stdout, stderr in
-            convert(options, stdin: stdin, stdout: &stdout, stderr: &stderr)
-        }
-    }
-
     static func convert(
         _ options: RowsOptions, stdin: FileHandle, stdout: inout some TextOutputStream,
         stderr: inout some TextOutputStream

@@ -2,7 +2,7 @@ import Foundation
 import PayloadDecode
 
 /// `payload-tool rows`' options, declared once: parsing, usage and help all come from here.
-struct RowsOptions {
+struct RowsOptions: CommandOptions {
     static let format = CommandOption(
         "--format",
         parser: .choice(
@@ -58,6 +58,10 @@ struct RowsOptions {
         }
         jobs = try parsed.value(Self.jobs) ?? Self.defaultJobs()
         outputPath = try parsed.value(Self.output)
+    }
+
+    func run(stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
+        RowsCommand.convert(self, stdin: stdin, stdout: &stdout, stderr: &stderr)
     }
 
     /// One conversion thread per core (at most 4). Each input is converted and formatted by one

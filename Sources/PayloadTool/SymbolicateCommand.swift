@@ -6,30 +6,10 @@ import StackSymbolize
 /// file (atos / llvm-symbolizer style).
 enum SymbolicateCommand {
     enum Format { case text, json, folded }
-
-    static func run(
-        arguments: [String], stdin: FileHandle, stdout: inout some TextOutputStream,
-        stderr: inout some TextOutputStream
-    ) -> Int32 {
-        CommandRunner.run(
-            SymbolicateOptions.description, arguments: arguments, stdout: &stdout, stderr: &stderr,
-            options: SymbolicateOptions.init
-        ) { options, stdout, stderr in
-            if let object = options.object {
-                return SymbolicateObject.run(
-                    object: object, uuid: options.uuid, offsets: options.offsets, indexFolder: options.indexFolder,
-                    addressArguments: options.inputs, stdin: stdin, format: options.format, stdout: &stdout, stderr: &stderr)
-            }
-            return SymbolicateStacks.run(
-                inputs: options.inputs, root: options.dsymsRoot, build: options.build, indexFolder: options.indexFolder,
-                systemSymbols: BuildSymbolizer.systemSymbolFolders(given: options.symbols, root: options.dsymsRoot),
-                stdin: stdin, format: options.format, stdout: &stdout, stderr: &stderr)
-        }
-    }
 }
 
 /// `payload-tool symbolicate`'s options, declared once: parsing, usage and help all come from here.
-struct SymbolicateOptions {
+struct SymbolicateOptions: CommandOptions {
     static let build = CommandOption(
         "--build", "BUILD", parser: .buildFolderName,
         help: ["Use this build folder for every row (default: each row's app_build)."])
@@ -92,6 +72,18 @@ struct SymbolicateOptions {
     var object: String?
     var uuid: String?
     var offsets: Bool
+
+    func run(stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
+        if let object {
+            return SymbolicateObject.run(
+                object: object, uuid: uuid, offsets: offsets, indexFolder: indexFolder, addressArguments: inputs,
+                stdin: stdin, format: format, stdout: &stdout, stderr: &stderr)
+        }
+        return SymbolicateStacks.run(
+            inputs: inputs, root: dsymsRoot, build: build, indexFolder: indexFolder,
+            systemSymbols: BuildSymbolizer.systemSymbolFolders(given: symbols, root: dsymsRoot),
+            stdin: stdin, format: format, stdout: &stdout, stderr: &stderr)
+    }
 
     init(_ parsed: CommandArguments) throws(UsageError) {
         let (json, folded) = (parsed.given(Self.json), parsed.given(Self.folded))
