@@ -5,28 +5,20 @@ struct UsageError: Error {
     let message: String
 }
 
-/// An option a command accepts. Flags take no value; the others take one, as `--name VALUE` or
-/// `--name=VALUE`, and may repeat when `repeatable`.
-struct OptionSpec {
-    let name: String
-    let takesValue: Bool
-    var repeatable = false
-
-    static func flag(_ name: String) -> OptionSpec { OptionSpec(name: name, takesValue: false) }
-    static func value(_ name: String, repeatable: Bool = false) -> OptionSpec {
-        OptionSpec(name: name, takesValue: true, repeatable: repeatable)
-    }
-}
-
 /// A command line split into options and positional arguments, following argument-parser's
-/// conventions: `--` ends the options and `-` is a positional (standard input).
+/// conventions: `--` ends the options and `-` is a positional (standard input). Options take their
+/// value as `--name VALUE` or `--name=VALUE`; flags take none. Values are read back through the
+/// option's declaration, so each is parsed and checked by the option's own value parser.
 struct CommandArguments {
     private(set) var values: [String: [String]] = [:]
     private(set) var flags: Set<String> = []
     private(set) var positionals: [String] = []
     private(set) var wantsHelp = false
+    /// How the command writes placeholders, for messages that quote an option's usage.
+    let style: PlaceholderStyle
 
-    init(_ arguments: [String], options: [OptionSpec]) throws(UsageError) {
+    init(_ arguments: [String], options: [OptionDeclaration], style: PlaceholderStyle = .upperCase) throws(UsageError) {
+        self.style = style
         let byName = Dictionary(options.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var index = 0
         var optionsEnded = false
@@ -51,10 +43,10 @@ struct CommandArguments {
                 name = String(argument[..<equals])
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
-            guard let spec = byName[name] else {
+            guard let option = byName[name] else {
                 throw UsageError(message: "Unknown option '\(name)'.")
             }
-            if !spec.takesValue {
+            if !option.takesValue {
                 if inlineValue != nil { throw UsageError(message: "Option '\(name)' takes no value.") }
                 flags.insert(name)
                 continue
@@ -67,22 +59,44 @@ struct CommandArguments {
                 value = arguments[index]
                 index += 1
             }
-            if !spec.repeatable, values[name] != nil {
+            if !option.repeatable, values[name] != nil {
                 throw UsageError(message: "Option '\(name)' was given more than once.")
             }
             values[name, default: []].append(value)
         }
     }
 
-    func flag(_ name: String) -> Bool { flags.contains(name) }
-    func value(_ name: String) -> String? { values[name]?.last }
-    func all(_ name: String) -> [String] { values[name] ?? [] }
-}
+    func given(_ flag: CommandFlag) -> Bool { flags.contains(flag.name) }
 
-/// Prints a usage error the way argument-parser does and returns the usage exit status.
-func reportUsage(
-    _ error: UsageError, command: String, usage: String, to stderr: inout some TextOutputStream
-) -> Int32 {
-    stderr.write("Error: \(InputText.escaped(error.message))\n\(usage)\nSee 'payload-tool \(command) --help' for more information.\n")
-    return PayloadTool.exitUsage
+    func given(_ option: CommandOption<some Any>) -> Bool { values[option.name] != nil }
+
+    /// The option's value, parsed; `nil` when it was not given.
+    func value<Value>(_ option: CommandOption<Value>) throws(UsageError) -> Value? {
+        try value(option, parsedBy: option.parser)
+    }
+
+    /// The option's value parsed by a parser that needs what earlier options said (a time is read in
+    /// the `--timezone` zone).
+    func value<Value>(_ option: CommandOption<some Any>, parsedBy parser: ValueParser<Value>) throws(UsageError) -> Value? {
+        guard let text = values[option.name]?.last else { return nil }
+        return try parser.parse(text, for: context(option.declaration))
+    }
+
+    /// Every value of a repeatable option, parsed, in the order given.
+    func values<Value>(_ option: CommandOption<Value>) throws(UsageError) -> [Value] {
+        var parsed: [Value] = []
+        for text in values[option.name] ?? [] {
+            parsed.append(try option.parser.parse(text, for: context(option.declaration)))
+        }
+        return parsed
+    }
+
+    /// A usage error for a required option that is missing: `Missing expected argument '--db <url>'.`
+    func missing(_ option: CommandOption<some Any>) -> UsageError {
+        UsageError(message: "Missing expected argument '\(option.declaration.synopsis(style))'.")
+    }
+
+    private func context(_ declaration: OptionDeclaration) -> ValueContext {
+        ValueContext(name: declaration.name, synopsis: declaration.synopsis(style))
+    }
 }

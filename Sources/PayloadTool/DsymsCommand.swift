@@ -5,30 +5,48 @@ import StackSymbolize
 /// `payload-tool dsyms BUILD [FILE...]`: the debug files and UUIDs found for a build and, given
 /// inputs, which of their frames' UUIDs have none.
 enum DsymsCommand {
-    static let usage = """
-        Usage: payload-tool dsyms [--dsyms ROOT] [--symbols DIR]... [--json] BUILD [FILE...]
-               payload-tool dsyms import [--dsyms ROOT] [--build B] PATH...
-        """
+    static let json = CommandFlag("--json", help: ["Machine output (stable, sorted keys, snake_case)."])
+    static let build = PositionalArgument(
+        placeholder: "BUILD", help: ["The build folder's name under the root, e.g. 130."])
+    static let file = PositionalArgument(
+        placeholder: "FILE", help: ["Payload dumps or row files whose frames to check; '-' reads standard input."])
 
-    static let help = """
-        OVERVIEW: List the debug files and UUIDs of a build, and the UUIDs of inputs that have none.
+    static let description = CommandDescription(
+        name: "dsyms",
+        overview: "OVERVIEW: List the debug files and UUIDs of a build, and the UUIDs of inputs that have none.",
+        usage: [
+            [
+                .optional(DebugFileArguments.dsyms.declaration), .optional(DebugFileArguments.symbols.declaration),
+                .optional(json.declaration), .positional(build), .positional(file, optional: true, repeating: true),
+            ],
+            [.word("import")] + DsymsImport.usage,
+        ],
+        arguments: [build, file],
+        options: [DebugFileArguments.dsyms.declaration, DebugFileArguments.symbols.declaration, json.declaration])
 
-        USAGE:
-        \(usage.split(separator: "\n").map { "  " + $0.replacingOccurrences(of: "Usage: ", with: "").trimmingCharacters(in: .whitespaces) }.joined(separator: "\n"))
+    struct Options: CommandOptions {
+        static var description: CommandDescription { DsymsCommand.description }
 
-        ARGUMENTS:
-          <BUILD>                 The build folder's name under the root, e.g. 130.
-          <FILE>                  Payload dumps or row files whose frames to check; '-' reads standard input.
+        var dsymsRoot: String?
+        var symbols: [String]
+        var json: Bool
+        var build: String
+        /// Payload dumps or row files whose frames to check.
+        var inputs: [String]
 
-        OPTIONS:
-          --dsyms ROOT            Debug-file root (default: $YUI_DSYMS, else ~/.yui-dsyms).
-          --symbols DIR           System images' symbol files, searched by UUID for images without a
-                                  debug file (repeatable; default: $YUI_SYSTEM_SYMBOLS, else
-                                  <ROOT>/system when it exists).
-          --json                  Machine output (stable, sorted keys, snake_case).
-          -h, --help              Show help information.
+        init(_ parsed: CommandArguments) throws(UsageError) {
+            guard let build = parsed.positionals.first else { throw UsageError(message: "Missing build.") }
+            self.build = build
+            inputs = Array(parsed.positionals.dropFirst())
+            dsymsRoot = try parsed.value(DebugFileArguments.dsyms)
+            symbols = try parsed.values(DebugFileArguments.symbols)
+            json = parsed.given(DsymsCommand.json)
+        }
 
-        """
+        func run(stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
+            DsymsCommand.list(self, stdin: stdin, stdout: &stdout, stderr: &stderr)
+        }
+    }
 
     struct JSONFile: Codable {
         var arch: String
@@ -58,34 +76,17 @@ enum DsymsCommand {
         var system_symbol_files: Int
     }
 
-    static func run(
-        arguments: [String], stdin: FileHandle, stdout: inout some TextOutputStream,
-        stderr: inout some TextOutputStream
+    /// The build's debug files and, given inputs, which of their frames' UUIDs have none.
+    static func list(
+        _ options: Options, stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
     ) -> Int32 {
-        if arguments.first == "import" {
-            return DsymsImport.run(arguments: Array(arguments.dropFirst()), stdout: &stdout, stderr: &stderr)
-        }
-        let parsed: CommandArguments
-        do {
-            parsed = try CommandArguments(arguments, options: [.value("--dsyms"), .flag("--json"), .value("--symbols", repeatable: true)])
-            if parsed.wantsHelp {
-                stdout.write(help)
-                return PayloadTool.exitSuccess
-            }
-            guard !parsed.positionals.isEmpty else { throw UsageError(message: "Missing build.") }
-        } catch let error as UsageError {
-            return reportUsage(error, command: "dsyms", usage: usage, to: &stderr)
-        } catch {
-            return PayloadTool.exitFailure
-        }
-        let build = parsed.positionals[0]
         let folder: String
         let symbolizer: BuildSymbolizer
         do {
-            folder = try BuildSymbolizer.buildFolder(root: parsed.value("--dsyms"), build: build)
+            folder = try BuildSymbolizer.buildFolder(root: options.dsymsRoot, build: options.build)
             symbolizer = try BuildSymbolizer(
                 buildFolder: folder, indexFolder: nil,
-                systemSymbols: BuildSymbolizer.systemSymbolFolders(given: parsed.all("--symbols"), root: parsed.value("--dsyms")))
+                systemSymbols: BuildSymbolizer.systemSymbolFolders(given: options.symbols, root: options.dsymsRoot))
         } catch {
             stderr.write("error: \(error)\n")
             return PayloadTool.exitFailure
@@ -96,97 +97,136 @@ enum DsymsCommand {
             stderr.write("error: \(problem)\n")
             failed = true
         }
-        // Every file is opened as `symbolicate` would open it: one it would refuse is not usable.
-        var unusable: [String: SymbolizeError] = [:]
-        // (System symbol folders can hold thousands of files: those are opened when a frame needs them.)
-        for (index, file) in symbolizer.debugFiles.enumerated() where !symbolizer.systemSymbolFiles.contains(index) {
-            guard let problem = symbolizer.problem(withFileAt: index) else { continue }
-            stderr.write("error: \(problem)\n")
-            failed = true
-            for uuid in file.uuids { unusable[uuid] = problem }
-        }
-        // UUID → (frames, images) for frames without a usable debug file.
-        var missing: [String: (frames: Int, images: Set<String>)] = [:]
-        var missingOrder: [String] = []
-        var checked = 0
-        var covered = 0
-        // System images named from the symbol folders: UUID → (frames, image names).
-        var systemFound: [String: (frames: Int, images: Set<String>)] = [:]
-        let systemUUIDs = Set(symbolizer.systemSymbolFiles.flatMap { symbolizer.debugFiles[$0].uuids })
-        for input in parsed.positionals.dropFirst() {
+        let (unusable, anyUnusable) = unusableFiles(symbolizer, stderr: &stderr)
+        if anyUnusable { failed = true }
+        var coverage = FrameCoverage(symbolizer: symbolizer, unusable: unusable)
+        for input in options.inputs {
             var diagnostics: [InputDiagnostic] = []
             let ok = RowSource.readRows(
                 path: input, options: ConversionOptions(), standardInput: stdin, report: { diagnostics.append($0) },
                 emit: { row in
-                    for frame in row.stack ?? [] {
-                        checked += 1
-                        let uuid = frame.uuid ?? "(none)"
-                        if let known = frame.uuid, systemUUIDs.contains(known) {
-                            systemFound[known, default: (0, [])].frames += 1
-                            if let image = frame.image { systemFound[known]!.images.insert(image) }
-                            continue
-                        }
-                        if let known = frame.uuid, symbolizer.hasDebugFile(uuid: known),
-                            unusable[UUIDText.normalized(known) ?? known] == nil
-                        {
-                            covered += 1
-                            continue
-                        }
-                        if missing[uuid] == nil { missingOrder.append(uuid) }
-                        missing[uuid, default: (0, [])].frames += 1
-                        if let image = frame.image { missing[uuid]!.images.insert(image) }
-                    }
+                    for frame in row.stack ?? [] { coverage.count(frame) }
                 })
             for diagnostic in diagnostics { stderr.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") }
             if !ok { failed = true }
         }
-        let hasInputs = parsed.positionals.count > 1
-        if parsed.flag("--json") {
-            let report = JSONReport(
-                build: build, build_folder: folder,
-                debug_files: symbolizer.debugFiles.enumerated().filter { !symbolizer.systemSymbolFiles.contains($0.offset) }.map {
-                    JSONFile(arch: $1.arch, kind: $1.kind.rawValue, path: $1.path, problem: unusable[$1.uuids[0]]?.message, uuids: $1.uuids)
-                },
-                frames_checked: checked, frames_covered: covered,
-                missing: missingOrder.map { JSONMissing(frames: missing[$0]!.frames, images: missing[$0]!.images.sorted(), uuid: $0) },
-                problems: symbolizer.problems.map(\.description),
-                system_images_found: systemFound.keys.sorted().map {
-                    JSONMissing(frames: systemFound[$0]!.frames, images: systemFound[$0]!.images.sorted(), uuid: $0)
-                },
-                system_symbol_files: symbolizer.systemSymbolFiles.count)
-            stdout.write(SymbolicateOutput.encode(report))
+        if options.json {
+            stdout.write(jsonReport(options, folder: folder, symbolizer: symbolizer, coverage: coverage))
         } else {
-            stdout.write("Debug files for build \(build) (\(folder)):\n")
-            for (index, file) in symbolizer.debugFiles.enumerated() where !symbolizer.systemSymbolFiles.contains(index) {
-                var line = "  \(file.uuids.joined(separator: " ")) \(file.arch) \(file.kind.rawValue) \(file.path)"
-                if let problem = unusable[file.uuids[0]] { line += " [not usable: \(problem.message)]" }
-                stdout.write(line + "\n")
-            }
-            if !symbolizer.systemSymbolFiles.isEmpty {
-                stdout.write("System symbol files: \(symbolizer.systemSymbolFiles.count)\n")
-            }
-            if hasInputs {
-                if !systemFound.isEmpty {
-                    stdout.write("System images named from the symbol files:\n")
-                    for uuid in systemFound.keys.sorted() {
-                        let entry = systemFound[uuid]!
-                        stdout.write("  \(uuid) \(entry.images.sorted().joined(separator: ",")) (\(entry.frames) frames)\n")
-                    }
-                }
-                stdout.write("Frames checked: \(checked), with a usable debug file: \(covered)\n")
-                if missing.isEmpty {
-                    stdout.write("Every UUID has a usable debug file.\n")
-                } else {
-                    stdout.write("UUIDs without a usable debug file:\n")
-                    for uuid in missingOrder {
-                        let entry = missing[uuid]!
-                        var line = "  \(uuid) \(entry.images.sorted().joined(separator: ",")) (\(entry.frames) frames)"
-                        if let problem = unusable[uuid] { line += " [its debug file is not usable: \(problem.message)]" }
-                        stdout.write(line + "\n")
-                    }
-                }
-            }
+            stdout.write(textReport(options, folder: folder, symbolizer: symbolizer, coverage: coverage))
         }
         return failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
+    }
+
+    /// Every file opened as `symbolicate` would open it: one it would refuse is not usable (named on
+    /// stderr); its UUIDs map to why.
+    private static func unusableFiles(
+        _ symbolizer: BuildSymbolizer, stderr: inout some TextOutputStream
+    ) -> (byUUID: [String: SymbolizeError], any: Bool) {
+        var unusable: [String: SymbolizeError] = [:]
+        var any = false
+        // (System symbol folders can hold thousands of files: those are opened when a frame needs them.)
+        for (index, file) in symbolizer.debugFiles.enumerated() where !symbolizer.systemSymbolFiles.contains(index) {
+            guard let problem = symbolizer.problem(withFileAt: index) else { continue }
+            stderr.write("error: \(problem)\n")
+            any = true
+            for uuid in file.uuids { unusable[uuid] = problem }
+        }
+        return (unusable, any)
+    }
+
+    private static func jsonReport(
+        _ options: Options, folder: String, symbolizer: BuildSymbolizer, coverage: FrameCoverage
+    ) -> String {
+        let unusable = coverage.unusable
+        let report = JSONReport(
+            build: options.build, build_folder: folder,
+            debug_files: symbolizer.debugFiles.enumerated().filter { !symbolizer.systemSymbolFiles.contains($0.offset) }.map {
+                JSONFile(arch: $1.arch, kind: $1.kind.rawValue, path: $1.path, problem: unusable[$1.uuids[0]]?.message, uuids: $1.uuids)
+            },
+            frames_checked: coverage.checked, frames_covered: coverage.covered,
+            missing: coverage.missingOrder.map {
+                JSONMissing(frames: coverage.missing[$0]!.frames, images: coverage.missing[$0]!.images.sorted(), uuid: $0)
+            },
+            problems: symbolizer.problems.map(\.description),
+            system_images_found: coverage.systemFound.keys.sorted().map {
+                JSONMissing(frames: coverage.systemFound[$0]!.frames, images: coverage.systemFound[$0]!.images.sorted(), uuid: $0)
+            },
+            system_symbol_files: symbolizer.systemSymbolFiles.count)
+        return SymbolicateOutput.encode(report)
+    }
+
+    private static func textReport(
+        _ options: Options, folder: String, symbolizer: BuildSymbolizer, coverage: FrameCoverage
+    ) -> String {
+        var text = "Debug files for build \(options.build) (\(folder)):\n"
+        for (index, file) in symbolizer.debugFiles.enumerated() where !symbolizer.systemSymbolFiles.contains(index) {
+            text += "  \(file.uuids.joined(separator: " ")) \(file.arch) \(file.kind.rawValue) \(file.path)"
+            if let problem = coverage.unusable[file.uuids[0]] { text += " [not usable: \(problem.message)]" }
+            text += "\n"
+        }
+        if !symbolizer.systemSymbolFiles.isEmpty {
+            text += "System symbol files: \(symbolizer.systemSymbolFiles.count)\n"
+        }
+        guard !options.inputs.isEmpty else { return text }
+        if !coverage.systemFound.isEmpty {
+            text += "System images named from the symbol files:\n"
+            for uuid in coverage.systemFound.keys.sorted() {
+                let entry = coverage.systemFound[uuid]!
+                text += "  \(uuid) \(entry.images.sorted().joined(separator: ",")) (\(entry.frames) frames)\n"
+            }
+        }
+        text += "Frames checked: \(coverage.checked), with a usable debug file: \(coverage.covered)\n"
+        if coverage.missing.isEmpty {
+            text += "Every UUID has a usable debug file.\n"
+        } else {
+            text += "UUIDs without a usable debug file:\n"
+            for uuid in coverage.missingOrder {
+                let entry = coverage.missing[uuid]!
+                text += "  \(uuid) \(entry.images.sorted().joined(separator: ",")) (\(entry.frames) frames)"
+                if let problem = coverage.unusable[uuid] { text += " [its debug file is not usable: \(problem.message)]" }
+                text += "\n"
+            }
+        }
+        return text
+    }
+}
+
+/// Which frames of the inputs have a usable debug file in the build's folder, which are system
+/// images named from the symbol folders, and which UUIDs have nothing.
+struct FrameCoverage {
+    let symbolizer: BuildSymbolizer
+    /// UUID → why its debug file cannot be used.
+    let unusable: [String: SymbolizeError]
+    private let systemUUIDs: Set<String>
+    /// UUID → (frames, images) for frames without a usable debug file, in the order first seen.
+    private(set) var missing: [String: (frames: Int, images: Set<String>)] = [:]
+    private(set) var missingOrder: [String] = []
+    private(set) var checked = 0
+    private(set) var covered = 0
+    /// System images named from the symbol folders: UUID → (frames, image names).
+    private(set) var systemFound: [String: (frames: Int, images: Set<String>)] = [:]
+
+    init(symbolizer: BuildSymbolizer, unusable: [String: SymbolizeError]) {
+        self.symbolizer = symbolizer
+        self.unusable = unusable
+        systemUUIDs = Set(symbolizer.systemSymbolFiles.flatMap { symbolizer.debugFiles[$0].uuids })
+    }
+
+    mutating func count(_ frame: StackFrame) {
+        checked += 1
+        let uuid = frame.uuid ?? "(none)"
+        if let known = frame.uuid, systemUUIDs.contains(known) {
+            systemFound[known, default: (0, [])].frames += 1
+            if let image = frame.image { systemFound[known]!.images.insert(image) }
+            return
+        }
+        if let known = frame.uuid, symbolizer.hasDebugFile(uuid: known), unusable[UUIDText.normalized(known) ?? known] == nil {
+            covered += 1
+            return
+        }
+        if missing[uuid] == nil { missingOrder.append(uuid) }
+        missing[uuid, default: (0, [])].frames += 1
+        if let image = frame.image { missing[uuid]!.images.insert(image) }
     }
 }

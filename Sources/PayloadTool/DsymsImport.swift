@@ -1,4 +1,3 @@
-internal import CArchive
 import Foundation
 import StackSymbolize
 
@@ -10,32 +9,57 @@ import StackSymbolize
 /// unpacked into (an absolute path, a `..` component) or that is a link is refused and named; no
 /// entry's path is ever used to form a destination, only the file's UUIDs and its plain name.
 enum DsymsImport {
-    static let usage = "Usage: payload-tool dsyms import [--dsyms ROOT] [--build B] PATH..."
+    static let build = CommandOption(
+        "--build", "BUILD", parser: .buildFolderName,
+        help: [
+            "The build the files belong to. Without it: the archive's Info.plist",
+            "(ApplicationProperties.CFBundleVersion), else the dSYM bundle's",
+            "Info.plist (CFBundleVersion).",
+        ])
+    static let path = PositionalArgument(
+        placeholder: "PATH",
+        help: ["A .dSYM bundle, a folder, an .xcarchive bundle, a .zip of any of", "these, or one debug file."])
 
-    static let help = """
-        OVERVIEW: Put debug files where symbolicate, top and dsyms look for them.
+    /// `[--dsyms ROOT] [--build BUILD] PATH...`, also shown by `dsyms --help`.
+    static let usage: [UsageItem] = [
+        .optional(DebugFileArguments.dsyms.declaration), .optional(build.declaration), .positional(path, repeating: true),
+    ]
 
-        Each debug file (a Mach-O file with a UUID: a dSYM's DWARF file, or a binary) found in PATH is
-        copied to <ROOT>/<build>/, named by its UUIDs and image name, written whole or not at all.
-        Importing the same files again changes nothing.
+    static let description = CommandDescription(
+        name: "dsyms import",
+        overview: """
+            OVERVIEW: Put debug files where symbolicate, top and dsyms look for them.
 
-        USAGE: payload-tool dsyms import [--dsyms ROOT] [--build B] PATH...
+            Each debug file (a Mach-O file with a UUID: a dSYM's DWARF file, or a binary) found in PATH is
+            copied to <ROOT>/<build>/, named by its UUIDs and image name, written whole or not at all.
+            Importing the same files again changes nothing.
+            """,
+        usage: [usage], arguments: [path], options: [DebugFileArguments.dsyms.declaration, build.declaration],
+        epilogue: """
+            Prints one line per debug file ('imported' or 'unchanged'). Exit status: 0 when every file was
+            placed, 1 when anything was refused or failed (the rest are still placed), 64 on a usage error.
+            """)
 
-        ARGUMENTS:
-          <PATH>                  A .dSYM bundle, a folder, an .xcarchive bundle, a .zip of any of
-                                  these, or one debug file.
+    struct Options: CommandOptions {
+        static var description: CommandDescription { DsymsImport.description }
 
-        OPTIONS:
-          --dsyms ROOT            Debug-file root (default: $YUI_DSYMS, else ~/.yui-dsyms).
-          --build B               The build the files belong to. Without it: the archive's Info.plist
-                                  (ApplicationProperties.CFBundleVersion), else the dSYM bundle's
-                                  Info.plist (CFBundleVersion).
-          -h, --help              Show help information.
+        var dsymsRoot: String?
+        var build: String?
+        var paths: [String]
 
-        Prints one line per debug file ('imported' or 'unchanged'). Exit status: 0 when every file was
-        placed, 1 when anything was refused or failed (the rest are still placed), 64 on a usage error.
+        init(_ parsed: CommandArguments) throws(UsageError) {
+            paths = parsed.positionals
+            guard !paths.isEmpty else {
+                throw UsageError(message: "Missing input: give .dSYM bundles, folders, .xcarchive bundles or .zip files.")
+            }
+            build = try parsed.value(DsymsImport.build)
+            dsymsRoot = try parsed.value(DebugFileArguments.dsyms)
+        }
 
-        """
+        func run(stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
+            DsymsImport.importFiles(self, stdout: &stdout, stderr: &stderr)
+        }
+    }
 
     /// A debug file ready to be placed: where its bytes are now, and what decides its build.
     struct Candidate {
@@ -49,33 +73,25 @@ enum DsymsImport {
         var isStaged: Bool
     }
 
-    static func run(arguments: [String], stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
-        let parsed: CommandArguments
-        do {
-            parsed = try CommandArguments(arguments, options: [.value("--dsyms"), .value("--build")])
-            if parsed.wantsHelp {
-                stdout.write(help)
-                return PayloadTool.exitSuccess
-            }
-            guard !parsed.positionals.isEmpty else { throw UsageError(message: "Missing input: give .dSYM bundles, folders, .xcarchive bundles or .zip files.") }
-            if let build = parsed.value("--build"), (try? BuildSymbolizer.buildFolder(root: "/", build: build)) == nil {
-                throw UsageError(message: "Invalid value '\(build)' for '--build': one folder name (letters, digits, '.', '_', '-'), not a path.")
-            }
-        } catch let error as UsageError {
-            return reportUsage(error, command: "dsyms import", usage: usage, to: &stderr)
-        } catch {
-            return PayloadTool.exitFailure
-        }
-        let root = parsed.value("--dsyms")
-        var failed = false
-        func fail(_ message: String) {
+    /// What `fail` has reported: errors go to stderr as they happen, and any makes the run exit 1.
+    struct Failures<Errors: TextOutputStream> {
+        var stderr: Errors
+        private(set) var any = false
+
+        mutating func fail(_ message: String) {
             stderr.write("error: \(message)\n")
-            failed = true
+            any = true
         }
+    }
+
+    static func importFiles(
+        _ options: Options, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
+    ) -> Int32 {
         // Zips are unpacked into a staging folder beside the builds, so placing a file is a rename.
         let rootFolder: String
         do {
-            rootFolder = (try BuildSymbolizer.buildFolder(root: root, build: "staging") as NSString).deletingLastPathComponent
+            rootFolder =
+                (try BuildSymbolizer.buildFolder(root: options.dsymsRoot, build: "staging") as NSString).deletingLastPathComponent
             try FileManager.default.createDirectory(atPath: rootFolder, withIntermediateDirectories: true)
         } catch {
             stderr.write("error: \(error)\n")
@@ -84,66 +100,96 @@ enum DsymsImport {
         let staging = (rootFolder as NSString).appendingPathComponent(".import-\(getpid())")
         defer { try? FileManager.default.removeItem(atPath: staging) }
 
+        var failures = Failures(stderr: stderr)
+        let candidates = gatherCandidates(options.paths, staging: staging, failures: &failures)
+        var placed = 0
+        var unchanged = 0
+        for candidate in candidates {
+            switch importCandidate(candidate, options: options, failures: &failures) {
+            case .placed(let line):
+                stdout.write(line)
+                placed += 1
+            case .unchanged(let line):
+                stdout.write(line)
+                unchanged += 1
+            case .notPlaced: break
+            }
+        }
+        stderr = failures.stderr
+        stdout.write("\(placed) imported, \(unchanged) unchanged\n")
+        return failures.any ? PayloadTool.exitFailure : PayloadTool.exitSuccess
+    }
+
+    /// The debug files in `paths`: zips unpacked into `staging`, folders and bundles walked.
+    private static func gatherCandidates(
+        _ paths: [String], staging: String, failures: inout Failures<some TextOutputStream>
+    ) -> [Candidate] {
         var candidates: [Candidate] = []
-        for path in parsed.positionals {
+        for path in paths {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                fail("\(path): no such file or folder")
+                failures.fail("\(path): no such file or folder")
                 continue
             }
             if !isDirectory.boolValue, isZip(path) {
                 do {
                     try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
                     let unpacked = try unpackZip(path, into: staging)
-                    for refusal in unpacked.refused { fail("\(path): entry \(refusal)") }
+                    for refusal in unpacked.refused { failures.fail("\(path): entry \(refusal)") }
                     candidates += unpacked.candidates
                 } catch {
-                    fail("\(path): \(error)")
+                    failures.fail("\(path): \(error)")
                 }
                 continue
             }
             candidates += filesOnDisk(path)
         }
+        return candidates
+    }
 
-        var placed = 0
-        var unchanged = 0
-        for candidate in candidates {
-            let scan = BuildSymbolizer.debugFiles(in: candidate.source)
-            for problem in scan.problems { fail("\(candidate.displayName): \(problem.message)") }
-            guard !scan.files.isEmpty else { continue }
-            let uuids = scan.files.flatMap(\.uuids)
-            let archs = scan.files.map(\.arch).joined(separator: ",")
-            guard let build = parsed.value("--build") ?? candidate.buildHints.first else {
-                fail("\(candidate.displayName) (\(uuids.joined(separator: ", "))): no build number (no --build, and no CFBundleVersion in an Info.plist beside it)")
-                continue
-            }
-            let folder: String
-            do {
-                folder = try BuildSymbolizer.buildFolder(root: root, build: build)
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch let error as SymbolizeError {
-                fail("\(candidate.displayName): the build '\(build)' from its Info.plist is not a folder name: \(error.message)")
-                continue
-            } catch {
-                fail("\(candidate.displayName): \(error)")
-                continue
-            }
-            let image = plainName(candidate.imageName)
-            let destination = (folder as NSString).appendingPathComponent(uuids.joined(separator: "_") + "-" + image)
-            if FileManager.default.contentsEqual(atPath: destination, andPath: candidate.source) {
-                stdout.write("unchanged \(image) \(uuids.joined(separator: " ")) \(archs) \(destination)\n")
-                unchanged += 1
-                continue
-            }
-            if let problem = place(candidate, at: destination) {
-                fail("\(candidate.displayName): \(problem)")
-                continue
-            }
-            stdout.write("imported \(image) \(uuids.joined(separator: " ")) \(archs) \(destination)\n")
-            placed += 1
+    private enum Placement {
+        /// The line that says so on stdout.
+        case placed(String)
+        case unchanged(String)
+        case notPlaced
+    }
+
+    /// Puts one candidate's debug files under its build's folder, unless the same bytes are there.
+    private static func importCandidate(
+        _ candidate: Candidate, options: Options, failures: inout Failures<some TextOutputStream>
+    ) -> Placement {
+        let scan = BuildSymbolizer.debugFiles(in: candidate.source)
+        for problem in scan.problems { failures.fail("\(candidate.displayName): \(problem.message)") }
+        guard !scan.files.isEmpty else { return .notPlaced }
+        let uuids = scan.files.flatMap(\.uuids)
+        let archs = scan.files.map(\.arch).joined(separator: ",")
+        guard let build = options.build ?? candidate.buildHints.first else {
+            failures.fail(
+                "\(candidate.displayName) (\(uuids.joined(separator: ", "))): no build number (no --build, and no CFBundleVersion in an Info.plist beside it)"
+            )
+            return .notPlaced
         }
-        stdout.write("\(placed) imported, \(unchanged) unchanged\n")
-        return failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
+        let folder: String
+        do {
+            folder = try BuildSymbolizer.buildFolder(root: options.dsymsRoot, build: build)
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch let error as SymbolizeError {
+            failures.fail("\(candidate.displayName): the build '\(build)' from its Info.plist is not a folder name: \(error.message)")
+            return .notPlaced
+        } catch {
+            failures.fail("\(candidate.displayName): \(error)")
+            return .notPlaced
+        }
+        let image = plainName(candidate.imageName)
+        let destination = (folder as NSString).appendingPathComponent(uuids.joined(separator: "_") + "-" + image)
+        if FileManager.default.contentsEqual(atPath: destination, andPath: candidate.source) {
+            return .unchanged("unchanged \(image) \(uuids.joined(separator: " ")) \(archs) \(destination)\n")
+        }
+        if let problem = place(candidate, at: destination) {
+            failures.fail("\(candidate.displayName): \(problem)")
+            return .notPlaced
+        }
+        return .placed("imported \(image) \(uuids.joined(separator: " ")) \(archs) \(destination)\n")
     }
 
     /// Letters, digits and `._+-` of a file name; anything else becomes `_`.
@@ -236,104 +282,5 @@ enum DsymsImport {
 
     static func bundleBuild(_ data: Data) -> String? {
         plist(data)?["CFBundleVersion"] as? String
-    }
-
-    // MARK: Zips
-
-    static func isZip(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        let head = handle.readData(ofLength: 4)
-        return head == Data([0x50, 0x4B, 0x03, 0x04]) || head == Data([0x50, 0x4B, 0x05, 0x06])
-    }
-
-    struct ZipError: Error, CustomStringConvertible { var description: String }
-
-    /// Unpacks the debug files of a zip into `staging` (each under a fresh name) and collects the
-    /// `Info.plist`s that say their build. Entries that are links or would leave the folder they
-    /// are unpacked into are refused (named in `refused`), and never written.
-    static func unpackZip(_ path: String, into staging: String) throws -> (candidates: [Candidate], refused: [String]) {
-        guard let archive = archive_read_new() else { throw ZipError(description: "libarchive is out of memory") }
-        defer { archive_read_free(archive) }
-        archive_read_support_format_zip(archive)
-        guard archive_read_open_filename(archive, path, 1 << 16) == ARCHIVE_OK else {
-            throw ZipError(description: "not a zip libarchive can read (\(String(cString: archive_error_string(archive))))")
-        }
-        var refused: [String] = []
-        var staged: [(file: String, entry: String)] = []
-        var plists: [String: Data] = [:]
-        var entry: OpaquePointer?
-        var count = 0
-        while true {
-            let status = archive_read_next_header(archive, &entry)
-            if status == ARCHIVE_EOF { break }
-            guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
-                throw ZipError(description: "cannot read entry \(count + 1): \(String(cString: archive_error_string(archive)))")
-            }
-            count += 1
-            let name = archive_entry_pathname(entry).map { String(cString: $0) } ?? ""
-            let type = archive_entry_filetype(entry)
-            let components = name.split(separator: "/", omittingEmptySubsequences: false)
-            if name.hasPrefix("/") || components.contains("..") {
-                refused.append("'\(name)': its path leaves the folder it is unpacked into; not written")
-                continue
-            }
-            if type == 0o120000 || archive_entry_hardlink(entry) != nil {  // AE_IFLNK
-                refused.append("'\(name)': a link; not followed, not written")
-                continue
-            }
-            guard type == 0o100000 else { continue }  // AE_IFREG
-            if name.hasSuffix("Info.plist"), archive_entry_size(entry) < 1 << 20 {
-                plists[name] = try readEntry(archive)
-                continue
-            }
-            guard name.contains(".dSYM/Contents/Resources/DWARF/") || name.hasSuffix(".dwarf") else { continue }
-            let file = (staging as NSString).appendingPathComponent("entry-\(count)")
-            try extractEntry(archive, to: file)
-            staged.append((file, name))
-        }
-        let candidates = staged.map { file, name -> Candidate in
-            // The bundles around the entry, from the entry's own path: `X.xcarchive/Info.plist`
-            // (ApplicationProperties), then `Y.dSYM/Contents/Info.plist`.
-            var hints: [String] = []
-            var prefix = ""
-            var archiveHints: [String] = []
-            var bundleHints: [String] = []
-            for component in name.split(separator: "/") {
-                prefix += component
-                if component.hasSuffix(".xcarchive"), let data = plists[prefix + "/Info.plist"], let version = archiveBuild(data) {
-                    archiveHints.append(version)
-                }
-                if component.hasSuffix(".dSYM"), let data = plists[prefix + "/Contents/Info.plist"], let version = bundleBuild(data) {
-                    bundleHints.append(version)
-                }
-                prefix += "/"
-            }
-            hints = archiveHints + bundleHints
-            return Candidate(
-                source: file, displayName: "\(path) (\(name))", imageName: String(name.split(separator: "/").last ?? "debugfile"),
-                buildHints: hints, isStaged: true)
-        }
-        return (candidates, refused)
-    }
-
-    private static func readEntry(_ archive: OpaquePointer) throws -> Data {
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let got = archive_read_data(archive, &buffer, buffer.count)
-            if got < 0 { throw ZipError(description: String(cString: archive_error_string(archive))) }
-            if got == 0 { return data }
-            data.append(contentsOf: buffer[0..<got])
-        }
-    }
-
-    private static func extractEntry(_ archive: OpaquePointer, to file: String) throws {
-        let descriptor = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw ZipError(description: "cannot create \(file): \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        guard archive_read_data_into_fd(archive, descriptor) == ARCHIVE_OK else {
-            throw ZipError(description: "cannot unpack an entry: \(String(cString: archive_error_string(archive)))")
-        }
     }
 }

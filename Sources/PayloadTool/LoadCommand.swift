@@ -10,45 +10,63 @@ import RowStore
 /// the same dump again stores nothing new. A batch the table refuses rolls back alone; the other
 /// batches and inputs still load (exit 1).
 enum LoadCommand {
-    static let usage = "Usage: payload-tool load --db <url> [--user <uuid>] [--batch-size <n>] [--timeout <seconds>] [--create-users] <file> ..."
+    static let database = CommandOption(
+        "--db", "URL", parser: .text,
+        help: [
+            "The database: a libpq URL (postgresql://user@host:5432/db?sslmode=require)",
+            "or key=value string. The password may be in the URL, in PGPASSWORD or in",
+            "~/.pgpass; it is never printed.",
+        ])
+    static let user = ConversionArguments.user.helping([
+        "user_id of the rows converted from payload dumps (row files carry theirs).",
+        "A row without user_id is not stored.",
+    ])
+    static let batchSize = CommandOption(
+        "--batch-size", "N", parser: .integer(in: 1...100_000, .isInvalidFor("a whole number from 1 to 100000")),
+        help: ["Rows per transaction (default: 500)."])
+    static let timeout = CommandOption(
+        "--timeout", "SECONDS", parser: .integer(in: 1...86_400, .isInvalidFor("a whole number from 1 to 86400")),
+        help: [
+            "Longest wait for connecting, for one statement, for a lock held by",
+            "another session, or for a silent server (default: 60); past it the",
+            "load stops with exit 1.",
+        ])
+    static let createUsers = CommandFlag(
+        "--create-users",
+        help: [
+            "Add each row's user_id to yui_users first. For test databases made with",
+            "db/bare_database.sql; on Supabase the app owns yui_users.",
+        ])
+    static let file = PositionalArgument(placeholder: "FILE", help: ["A payload dump or a row file; '-' reads standard input."])
 
-    static let help = """
-        OVERVIEW: Insert rows into the yui_perf table of a PostgreSQL database.
+    /// `load` writes placeholders as `<url>`: its tests pin `USAGE: payload-tool load --db <url>`.
+    static let description = CommandDescription(
+        name: "load",
+        overview: """
+            OVERVIEW: Insert rows into the yui_perf table of a PostgreSQL database.
 
-        Payload dumps are converted as 'payload-tool rows' converts them; row files are loaded as they are.
-        Each batch of rows is one transaction; rows already in the table (same user_id and row_key) are
-        counted as duplicates and left alone. A batch the table refuses is rolled back and reported with the
-        server's message and the row; the other batches still load. The table comes from db/yui_perf.sql
-        (see docs/postgres.md).
-
-        USAGE: payload-tool load --db <url> [--user <uuid>] [--batch-size <n>] [--timeout <seconds>] [--create-users] <file> ...
-
-        ARGUMENTS:
-          <file>                  A payload dump or a row file; '-' reads standard input.
-
-        OPTIONS:
-          --db <url>              The database: a libpq URL (postgresql://user@host:5432/db?sslmode=require)
-                                  or key=value string. The password may be in the URL, in PGPASSWORD or in
-                                  ~/.pgpass; it is never printed.
-          --user <uuid>           user_id of the rows converted from payload dumps (row files carry theirs).
-                                  A row without user_id is not stored.
-          --timezone <zone>       Zone of zone-less payload timestamps, IANA name or +HH:MM (default: UTC).
-          --promotion <on|off>    Override the ProMotion table for rows converted from payload dumps.
-          --period-start <time>   The period of single diagnostics without timestamps (see 'rows').
-          --period-end <time>
-          --batch-size <n>        Rows per transaction (default: 500).
-          --timeout <seconds>     Longest wait for connecting, for one statement, for a lock held by
-                                  another session, or for a silent server (default: 60); past it the
-                                  load stops with exit 1.
-          --create-users          Add each row's user_id to yui_users first. For test databases made with
-                                  db/bare_database.sql; on Supabase the app owns yui_users.
-          -h, --help              Show help information.
-
-        Prints one line per input to standard output: '<file>: N rows: I inserted, D duplicate, R not stored',
-        and a total when there are several inputs. Exit status: 0 when every row is stored or was already
-        there, 1 when any row or input failed, 64 on a usage error.
-
-        """
+            Payload dumps are converted as 'payload-tool rows' converts them; row files are loaded as they are.
+            Each batch of rows is one transaction; rows already in the table (same user_id and row_key) are
+            counted as duplicates and left alone. A batch the table refuses is rolled back and reported with the
+            server's message and the row; the other batches still load. The table comes from db/yui_perf.sql
+            (see docs/postgres.md).
+            """,
+        usage: [
+            [.required(database.declaration), .optional(user.declaration)] + ConversionArguments.usage.dropFirst() + [
+                .optional(batchSize.declaration), .optional(timeout.declaration), .optional(createUsers.declaration),
+                .positional(file, repeating: true),
+            ]
+        ],
+        arguments: [file],
+        options: [database.declaration] + ConversionArguments.options(user: user.declaration) + [
+            batchSize.declaration, timeout.declaration, createUsers.declaration,
+        ],
+        epilogue: """
+            Prints one line per input to standard output: '<file>: N rows: I inserted, D duplicate, R not stored',
+            and a total when there are several inputs. Exit status: 0 when every row is stored or was already
+            there, 1 when any row or input failed, 64 on a usage error.
+            """,
+        style: .angleBrackets)
 
     static let defaultBatchSize = 500
     static let defaultTimeout = 60
@@ -62,24 +80,10 @@ enum LoadCommand {
         var files: [String]
     }
 
-    static func run(
-        arguments: [String], stdin: FileHandle, stdout: inout some TextOutputStream,
+    static func load(
+        _ options: Options, stdin: FileHandle, stdout: inout some TextOutputStream,
         stderr: inout some TextOutputStream
     ) -> Int32 {
-        let options: Options
-        do {
-            let parsed = try CommandArguments(
-                arguments,
-                options: [.value("--db"), .value("--batch-size"), .value("--timeout"), .flag("--create-users")] + ConversionArguments.options)
-            if parsed.wantsHelp {
-                stdout.write(help)
-                return PayloadTool.exitSuccess
-            }
-            options = try validate(parsed)
-        } catch {
-            return reportUsage(error, command: "load", usage: usage, to: &stderr)
-        }
-
         let database: RowDatabase
         do {
             database = try RowDatabase(url: options.database, timeout: options.timeout)
@@ -138,29 +142,27 @@ enum LoadCommand {
     }
 
     static func validate(_ parsed: CommandArguments) throws(UsageError) -> Options {
-        guard let url = parsed.value("--db"), !url.isEmpty else {
-            throw UsageError(message: "Missing expected argument '--db <url>'.")
+        guard let url = try parsed.value(database), !url.isEmpty else {
+            throw parsed.missing(database)
         }
         let conversion = try ConversionArguments.conversionOptions(from: parsed)
-        var batchSize = defaultBatchSize
-        if let text = parsed.value("--batch-size") {
-            guard let number = Int(text), number >= 1, number <= 100_000 else {
-                throw UsageError(message: "The value '\(text)' is invalid for '--batch-size <n>': a whole number from 1 to 100000.")
-            }
-            batchSize = number
-        }
-        var timeout = defaultTimeout
-        if let text = parsed.value("--timeout") {
-            guard let number = Int(text), number >= 1, number <= 86_400 else {
-                throw UsageError(message: "The value '\(text)' is invalid for '--timeout <seconds>': a whole number from 1 to 86400.")
-            }
-            timeout = number
-        }
+        let batchSize = try parsed.value(Self.batchSize) ?? defaultBatchSize
+        let timeout = try parsed.value(Self.timeout) ?? defaultTimeout
         guard !parsed.positionals.isEmpty else {
-            throw UsageError(message: "Missing expected argument '<file> ...'.")
+            throw UsageError(message: "Missing expected argument '\(description.style.render(file.placeholder)) ...'.")
         }
         return Options(
             database: DatabaseURL(url), conversion: conversion, batchSize: batchSize, timeout: timeout,
-            createUsers: parsed.flag("--create-users"), files: parsed.positionals)
+            createUsers: parsed.given(createUsers), files: parsed.positionals)
+    }
+}
+
+extension LoadCommand.Options: CommandOptions {
+    static var description: CommandDescription { LoadCommand.description }
+
+    init(_ arguments: CommandArguments) throws(UsageError) { self = try LoadCommand.validate(arguments) }
+
+    func run(stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
+        LoadCommand.load(self, stdin: stdin, stdout: &stdout, stderr: &stderr)
     }
 }

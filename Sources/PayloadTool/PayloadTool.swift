@@ -23,17 +23,20 @@ public enum PayloadTool {
             stdout.write(help)
             return exitSuccess
         case "rows":
-            return RowsCommand.run(arguments: rest, stdin: stdin, stdout: &stdout, stderr: &stderr)
+            return CommandRunner.run(RowsOptions.self, arguments: rest, stdin: stdin, stdout: &stdout, stderr: &stderr)
         case "symbolicate":
-            return SymbolicateCommand.run(arguments: rest, stdin: stdin, stdout: &stdout, stderr: &stderr)
+            return CommandRunner.run(SymbolicateOptions.self, arguments: rest, stdin: stdin, stdout: &stdout, stderr: &stderr)
         case "top":
-            return TopCommand.run(arguments: rest, stdin: stdin, stdout: &stdout, stderr: &stderr)
+            return CommandRunner.run(TopOptions.self, arguments: rest, stdin: stdin, stdout: &stdout, stderr: &stderr)
+        case "dsyms" where rest.first == "import":
+            return CommandRunner.run(
+                DsymsImport.Options.self, arguments: Array(rest.dropFirst()), stdin: stdin, stdout: &stdout, stderr: &stderr)
         case "dsyms":
-            return DsymsCommand.run(arguments: rest, stdin: stdin, stdout: &stdout, stderr: &stderr)
+            return CommandRunner.run(DsymsCommand.Options.self, arguments: rest, stdin: stdin, stdout: &stdout, stderr: &stderr)
         case "load":
-            return LoadCommand.run(arguments: rest, stdin: stdin, stdout: &stdout, stderr: &stderr)
+            return CommandRunner.run(LoadCommand.Options.self, arguments: rest, stdin: stdin, stdout: &stdout, stderr: &stderr)
         case "report":
-            return ReportCommand.run(arguments: rest, stdin: stdin, stdout: &stdout, stderr: &stderr)
+            return CommandRunner.run(ReportOptions.self, arguments: rest, stdin: stdin, stdout: &stdout, stderr: &stderr)
         default:
             stderr.write("Error: Unknown command '\(command)'.\n\(usage)\nSee 'payload-tool --help' for more information.\n")
             return exitUsage

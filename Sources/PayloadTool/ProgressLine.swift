@@ -1,8 +1,9 @@
 import Foundation
 
-/// The progress line of SPEC section 8: `[done/total] input` on stderr, redrawn in place, only when
-/// stderr is a terminal (`TERM` not `dumb`) and stdout is not (data printed to the same terminal
-/// would tear the line). Piped and redirected runs, and tests, see nothing. It writes to the
+/// The progress line (README, "Using it"): `[done/total] input` on stderr, redrawn in place, only
+/// when stderr is a terminal (`TERM` not `dumb`) and stdout is not (data printed to the same
+/// terminal would tear the line). Piped and redirected runs, and tests, see nothing. Every command
+/// that shows progress uses this one. It writes to the
 /// descriptor directly rather than to the command's stderr stream: it is drawn over and erased, and
 /// never belongs in a captured log.
 final class ProgressLine {
@@ -18,6 +19,17 @@ final class ProgressLine {
         self.total = total
         enabled = (total > 1 || evenForOneInput) && isatty(STDERR_FILENO) != 0 && isatty(STDOUT_FILENO) == 0
             && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    }
+
+    /// A line for slow steps within a run (`symbolicate` building a symbol index) rather than for
+    /// counting inputs.
+    static func forSlowWork() -> ProgressLine { ProgressLine(total: 1, evenForOneInput: true) }
+
+    /// Shows `message...` in place of the line, for a slow step that has no count.
+    func show(_ message: String) {
+        guard enabled else { return }
+        drawn = true
+        draw("\r\u{1B}[K\(message)...")
     }
 
     /// Shows `[done/total] label`, at most ten times a second (the label is made only then).

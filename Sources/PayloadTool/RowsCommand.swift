@@ -3,99 +3,37 @@ import PayloadDecode
 
 /// `payload-tool rows`: payload dumps (or row files) in, `yui_perf` rows out.
 enum RowsCommand {
-    static let usage = "Usage: payload-tool rows [--format json|jsonl|csv|sql] [--user UUID] [--timezone ZONE] [--promotion on|off] [--period-start TIME [--period-end TIME]] [--output FILE] <FILE|->..."
-
-    static let help = """
-        OVERVIEW: Convert MetricKit payload dumps to yui_perf rows.
-
-        Each input is a metric payload, a diagnostic payload, a single diagnostic, a JSON array of
-        these, or JSON Lines of them (the kind is read from the keys). Row files written by this
-        command are read back as they are.
-
-        USAGE: payload-tool rows [options] <FILE|->...
-
-        ARGUMENTS:
-          <FILE|->                A payload dump, or - for standard input.
-
-        OPTIONS:
-          --format <format>       json (default: one JSON array, every column), jsonl, csv or sql
-                                  (INSERT ... ON CONFLICT (user_id, row_key) DO NOTHING).
-          --user <uuid>           The user_id of every row (also part of each row_key).
-          --timezone <zone>       Zone of timestamps written without one: an IANA name
-                                  (Europe/Berlin) or +HH:MM / -HH:MM. Default UTC.
-          --promotion <on|off>    Override the ProMotion table for every row.
-          --period-start <time>   The period of single diagnostics that carry no timestamps
-          --period-end <time>     (2026-11-29 08:00:00; the end defaults to the start). Without
-                                  them: the diagnostic's signpostData, else the file's time.
-          --output <file>         Write here (atomically: complete or not at all) instead of stdout.
-          --jobs <n>              Files converted at once (default: the cores, at most 4). Output
-                                  order and bytes do not depend on it.
-          -h, --help              Show help information.
-
-        Exit status: 0 all inputs converted, 1 some input failed (the rest were still converted),
-        64 usage error. Warnings and errors go to stderr, naming the file and the place.
-
-        """
-
-    static let options: [OptionSpec] =
-        [.value("--format"), .value("--output"), .value("--jobs")] + ConversionArguments.options
-
-    static func run(
-        arguments: [String], stdin: FileHandle, stdout: inout some TextOutputStream,
+    static func convert(
+        _ options: RowsOptions, stdin: FileHandle, stdout: inout some TextOutputStream,
         stderr: inout some TextOutputStream
     ) -> Int32 {
-        let parsed: CommandArguments
-        let format: RowFormat
-        var conversion = ConversionOptions()
-        var jobs = defaultJobs()
-        do throws(UsageError) {
-            parsed = try CommandArguments(arguments, options: options)
-            if parsed.wantsHelp {
-                stdout.write(help)
-                return PayloadTool.exitSuccess
+        var output: RowsOutput
+        switch RowsOutput.open(options.outputPath, format: options.format) {
+        case .success(let opened): output = opened
+        case .failure(let failure):
+            if failure.error.isUsage {
+                return CommandRunner.reportUsage(
+                    UsageError(message: "Invalid value for '\(RowsOptions.output.name)': \(failure.error)."),
+                    of: RowsOptions.description, to: &stderr)
             }
-            (format, conversion) = try validate(parsed)
-            if let text = parsed.value("--jobs") {
-                guard let number = Int(text), (1...64).contains(number) else {
-                    throw UsageError(message: "Invalid value '\(text)' for '--jobs' (1 to 64).")
-                }
-                jobs = number
-            }
-        } catch {
-            return reportUsage(error, command: "rows", usage: usage, to: &stderr)
+            stderr.write("error: \(failure.error)\n")
+            return PayloadTool.exitFailure
         }
+        let allConverted = convertInputs(options, stdin: stdin, into: &output, stdout: &stdout, stderr: &stderr)
+        if let problem = output.finish(stdout: &stdout) {
+            stderr.write("error: \(problem)\n")
+            return PayloadTool.exitFailure
+        }
+        return allConverted ? PayloadTool.exitSuccess : PayloadTool.exitFailure
+    }
 
-        var sink: OutputSink
-        if let path = parsed.value("--output") {
-            do {
-                sink = .file(try AtomicOutputFile(path: path))
-            } catch {
-                if error.isUsage {
-                    return reportUsage(UsageError(message: "Invalid value for '--output': \(error)."), command: "rows", usage: usage, to: &stderr)
-                }
-                stderr.write("error: \(error)\n")
-                return PayloadTool.exitFailure
-            }
-        } else {
-            sink = .stream
-        }
-
-        var writer = RowWriter(format: format)
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(1 << 17)
-        var writeFailure: String?
-        func flush(_ force: Bool) {
-            guard force || buffer.count >= 1 << 16 else { return }
-            switch sink {
-            case .stream: stdout.write(String(decoding: buffer, as: UTF8.self))
-            case .file(let file):
-                if writeFailure == nil, let problem = file.write(buffer) { writeFailure = problem }
-            }
-            buffer.removeAll(keepingCapacity: true)
-        }
+    /// Converts every input into `output`, in input order; false when some input failed.
+    private static func convertInputs(
+        _ options: RowsOptions, stdin: FileHandle, into output: inout RowsOutput, stdout: inout some TextOutputStream,
+        stderr: inout some TextOutputStream
+    ) -> Bool {
         var allConverted = true
-        writer.begin(into: &buffer)
-        let inputs = parsed.positionals
+        let inputs = options.inputs
         let progress = ProgressLine(total: inputs.count)
         var messages = ProgressErasingStream(base: stderr, progress: progress)
         func report(_ diagnostic: InputDiagnostic) {
@@ -107,15 +45,15 @@ enum RowsCommand {
             // order; standard input and large files (JSON Lines can be any size) stream on their
             // own, so memory never holds more than a few small files' rows.
             var run: [String] = []
-            while jobs > 1, next + run.count < inputs.count, isSmallFile(inputs[next + run.count]) {
+            while options.jobs > 1, next + run.count < inputs.count, isSmallFile(inputs[next + run.count]) {
                 run.append(inputs[next + run.count])
             }
             if run.count > 1 {
-                convertInOrder(run, options: conversion, format: format, jobs: jobs) { position, converted in
+                convertInOrder(run, options: options.conversion, format: options.format, jobs: options.jobs) {
+                    position, converted in
                     progress.update(done: next + position, label: run[position])
                     for diagnostic in converted.diagnostics { report(diagnostic) }
-                    writer.append(chunk: converted.bytes, rowCount: converted.rowCount, into: &buffer)
-                    flush(false)
+                    output.append(converted, stdout: &stdout)
                     if !converted.converted { allConverted = false }
                 }
                 next += run.count
@@ -123,34 +61,14 @@ enum RowsCommand {
             }
             progress.update(done: next, label: inputs[next])
             let converted = RowSource.readRows(
-                path: inputs[next], options: conversion, standardInput: stdin, report: report,
-                emit: { row in
-                    writer.write(row, into: &buffer)
-                    flush(false)
-                })
+                path: inputs[next], options: options.conversion, standardInput: stdin, report: report,
+                emit: { row in output.write(row, stdout: &stdout) })
             next += 1
             if !converted { allConverted = false }
         }
         progress.erase()
         stderr = messages.base
-        writer.end(into: &buffer)
-        flush(true)
-        if case .file(let file) = sink {
-            if let problem = writeFailure ?? file.commit() {
-                file.discard()
-                stderr.write("error: \(problem)\n")
-                return PayloadTool.exitFailure
-            }
-        }
-        return allConverted ? PayloadTool.exitSuccess : PayloadTool.exitFailure
-    }
-
-    /// One conversion thread per core (at most 4). Each input is converted and formatted by one
-    /// thread, so a busy machine costs only the switching between them.
-    /// The online cores (`sysconf`), not `ProcessInfo.activeProcessorCount`, which reads the cgroup
-    /// and mount tables: a tenth of a small run's start-up.
-    static func defaultJobs() -> Int {
-        Swift.min(Swift.max(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 1), 4)
+        return allConverted
     }
 
     /// A regular file small enough to hold its rows in memory while others convert.
@@ -162,7 +80,7 @@ enum RowsCommand {
     }
 
     /// What one input gave, formatted, held until its turn to be written.
-    private final class ConvertedInput: @unchecked Sendable {
+    final class ConvertedInput: @unchecked Sendable {
         // Written by exactly one thread, then `done` is set under the delivery lock; read by the
         // thread that delivers it, under that lock.
         var bytes: [UInt8] = []
@@ -236,22 +154,71 @@ enum RowsCommand {
             workers.wait()
         }
     }
+}
 
-    private enum OutputSink {
+/// Where `rows` writes: its rows formatted into a buffer, handed to standard output or to the
+/// `--output` file in 64 KB pieces.
+struct RowsOutput {
+    private enum Sink {
         case stream
         case file(AtomicOutputFile)
     }
 
-    /// Cross-flag rules and flag values, each message naming its flag.
-    static func validate(_ parsed: CommandArguments) throws(UsageError) -> (RowFormat, ConversionOptions) {
-        let formatName = parsed.value("--format") ?? "json"
-        guard let format = RowFormat(rawValue: formatName) else {
-            throw UsageError(message: "Invalid value '\(formatName)' for '--format' (json, jsonl, csv or sql).")
+    struct OpenFailure: Error {
+        let error: AtomicOutputFile.OpenError
+    }
+
+    private let sink: Sink
+    private var writer: RowWriter
+    private var buffer: [UInt8] = []
+    private var writeFailure: String?
+
+    private init(sink: Sink, format: RowFormat) {
+        self.sink = sink
+        writer = RowWriter(format: format)
+        buffer.reserveCapacity(1 << 17)
+        writer.begin(into: &buffer)
+    }
+
+    /// Standard output, or the file at `path` (written whole or not at all).
+    static func open(_ path: String?, format: RowFormat) -> Result<RowsOutput, OpenFailure> {
+        guard let path else { return .success(RowsOutput(sink: .stream, format: format)) }
+        do {
+            return .success(RowsOutput(sink: .file(try AtomicOutputFile(path: path)), format: format))
+        } catch {
+            return .failure(OpenFailure(error: error))
         }
-        let conversion = try ConversionArguments.conversionOptions(from: parsed)
-        guard !parsed.positionals.isEmpty else {
-            throw UsageError(message: "Missing input: give one or more payload files, or - for standard input.")
+    }
+
+    mutating func write(_ row: Row, stdout: inout some TextOutputStream) {
+        writer.write(row, into: &buffer)
+        flush(force: false, stdout: &stdout)
+    }
+
+    mutating func append(_ converted: RowsCommand.ConvertedInput, stdout: inout some TextOutputStream) {
+        writer.append(chunk: converted.bytes, rowCount: converted.rowCount, into: &buffer)
+        flush(force: false, stdout: &stdout)
+    }
+
+    /// Ends the output (and commits the file); the problem when it could not be written.
+    mutating func finish(stdout: inout some TextOutputStream) -> String? {
+        writer.end(into: &buffer)
+        flush(force: true, stdout: &stdout)
+        guard case .file(let file) = sink else { return nil }
+        if let problem = writeFailure ?? file.commit() {
+            file.discard()
+            return problem
         }
-        return (format, conversion)
+        return nil
+    }
+
+    private mutating func flush(force: Bool, stdout: inout some TextOutputStream) {
+        guard force || buffer.count >= 1 << 16 else { return }
+        switch sink {
+        case .stream: stdout.write(String(decoding: buffer, as: UTF8.self))
+        case .file(let file):
+            if writeFailure == nil, let problem = file.write(buffer) { writeFailure = problem }
+        }
+        buffer.removeAll(keepingCapacity: true)
     }
 }

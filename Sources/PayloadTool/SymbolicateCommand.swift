@@ -5,97 +5,110 @@ import StackSymbolize
 /// `payload-tool symbolicate`: the stacks of payload dumps or row files, or addresses in one debug
 /// file (atos / llvm-symbolizer style).
 enum SymbolicateCommand {
-    static let usage = """
-        Usage: payload-tool symbolicate [--dsyms ROOT] [--build B] [--symbols DIR]... [--index] [--json | --folded] [FILE...]
-               payload-tool symbolicate --object PATH [--uuid U] [--offsets] [--index] [--json | --folded] [ADDRESS...]
-        """
-
-    static let help = """
-        OVERVIEW: Symbolicate the stacks of payload dumps or row files, or addresses in one debug file.
-
-        Stacks are matched to debug files by image UUID in the build's folder, <ROOT>/<build>/.
-        Every frame but the innermost is a return address and is looked up at its caller's
-        instruction. With --object, addresses (or offsets) are looked up exactly as given, one per
-        argument or one per line on standard input, and answered in the same order.
-
-        USAGE:
-        \(usage.split(separator: "\n").map { "  " + $0.replacingOccurrences(of: "Usage: ", with: "").trimmingCharacters(in: .whitespaces) }.joined(separator: "\n"))
-
-        ARGUMENTS:
-          <FILE>                  Payload dumps or row files; '-' reads standard input.
-          <ADDRESS>               With --object: 0x-prefixed hex or decimal addresses.
-
-        OPTIONS:
-          --dsyms ROOT            Debug-file root (default: $YUI_DSYMS, else ~/.yui-dsyms).
-          --build B               Use build folder B for every row (default: each row's app_build).
-          --symbols DIR           System images' symbol files (Xcode's iOS DeviceSupport/<version>/
-                                  Symbols), searched by UUID for images without a debug file in the
-                                  build's folder (repeatable; default: $YUI_SYSTEM_SYMBOLS, folders
-                                  separated by ':', else <ROOT>/system when it exists).
-          --object PATH           A debug file, .dSYM bundle or folder to look addresses up in.
-          --uuid U                With --object: the slice of a fat file to use.
-          --offsets               With --object: the values are offsets from the text base.
-          --index                 Answer from on-disk symbol indexes, built on first use of each debug
-                                  file (in $YUI_SYMBOL_CACHE, else ~/.cache/yui-perf/symbol-index).
-          --index-folder DIR      As --index, keeping the indexes in DIR.
-          --json                  Machine output (stable, sorted keys, snake_case).
-          --folded                Folded stacks for flame-graph tools ('outer;inner count').
-          -h, --help              Show help information.
-
-        """
-
-    static let options: [OptionSpec] = [
-        .value("--dsyms"), .value("--build"), .value("--object"), .value("--uuid"), .flag("--offsets"),
-        .flag("--json"), .flag("--folded"), .flag("--index"), .value("--index-folder"), .value("--symbols", repeatable: true),
-    ]
-
     enum Format { case text, json, folded }
+}
 
-    static func run(
-        arguments: [String], stdin: FileHandle, stdout: inout some TextOutputStream,
-        stderr: inout some TextOutputStream
-    ) -> Int32 {
-        let parsed: CommandArguments
-        do {
-            parsed = try CommandArguments(arguments, options: options)
-            if parsed.wantsHelp {
-                stdout.write(help)
-                return PayloadTool.exitSuccess
-            }
-            if parsed.flag("--json") && parsed.flag("--folded") {
-                throw UsageError(message: "Options '--json' and '--folded' cannot be combined.")
-            }
-            if parsed.value("--object") == nil {
-                for name in ["--uuid", "--offsets"] where parsed.value(name) != nil || parsed.flag(name) {
-                    throw UsageError(message: "Option '\(name)' needs '--object'.")
-                }
-            } else {
-                for name in ["--dsyms", "--build", "--symbols"] where parsed.value(name) != nil {
-                    throw UsageError(message: "Option '\(name)' cannot be combined with '--object'.")
-                }
-            }
-            if let build = parsed.value("--build"), (try? BuildSymbolizer.buildFolder(root: "/", build: build)) == nil {
-                throw UsageError(message: "Invalid value '\(build)' for '--build': one folder name (letters, digits, '.', '_', '-'), not a path.")
-            }
-            if parsed.value("--object") == nil, parsed.positionals.isEmpty {
-                throw UsageError(message: "Missing input: give payload dumps or row files ('-' for standard input).")
-            }
-        } catch let error as UsageError {
-            return reportUsage(error, command: "symbolicate", usage: usage, to: &stderr)
-        } catch {
-            return PayloadTool.exitFailure
-        }
-        let format: Format = parsed.flag("--json") ? .json : parsed.flag("--folded") ? .folded : .text
-        let indexFolder = parsed.value("--index-folder") ?? (parsed.flag("--index") ? BuildSymbolizer.defaultIndexFolder : nil)
-        if let object = parsed.value("--object") {
+/// `payload-tool symbolicate`'s options, declared once: parsing, usage and help all come from here.
+struct SymbolicateOptions: CommandOptions {
+    static let build = CommandOption(
+        "--build", "BUILD", parser: .buildFolderName,
+        help: ["Use this build folder for every row (default: each row's app_build)."])
+    static let object = CommandOption(
+        "--object", "PATH", parser: .text, help: ["A debug file, .dSYM bundle or folder to look addresses up in."])
+    static let uuid = CommandOption(
+        "--uuid", "UUID", parser: .imageUUID(.needs("a UUID")), help: ["With --object: the slice of a fat file to use."])
+    static let offsets = CommandFlag("--offsets", help: ["With --object: the values are offsets from the text base."])
+    static let index = CommandFlag(
+        "--index",
+        help: [
+            "Answer from on-disk symbol indexes, built on first use of each debug",
+            "file (in $YUI_SYMBOL_CACHE, else ~/.cache/yui-perf/symbol-index).",
+        ])
+    static let indexFolder = CommandOption(
+        "--index-folder", "DIR", parser: .text, help: ["As --index, keeping the indexes in DIR."])
+    static let json = CommandFlag("--json", help: ["Machine output (stable, sorted keys, snake_case)."])
+    static let folded = CommandFlag("--folded", help: ["Folded stacks for flame-graph tools ('outer;inner count')."])
+    static let file = PositionalArgument(placeholder: "FILE", help: ["Payload dumps or row files; '-' reads standard input."])
+    static let address = PositionalArgument(
+        placeholder: "ADDRESS", help: ["With --object: 0x-prefixed hex or decimal addresses."])
+
+    static let description = CommandDescription(
+        name: "symbolicate",
+        overview: """
+            OVERVIEW: Symbolicate the stacks of payload dumps or row files, or addresses in one debug file.
+
+            Stacks are matched to debug files by image UUID in the build's folder, <ROOT>/<build>/.
+            Every frame but the innermost is a return address and is looked up at its caller's
+            instruction. With --object, addresses (or offsets) are looked up exactly as given, one per
+            argument or one per line on standard input, and answered in the same order.
+            """,
+        usage: [
+            [
+                .optional(DebugFileArguments.dsyms.declaration), .optional(build.declaration),
+                .optional(DebugFileArguments.symbols.declaration), .optional(index.declaration),
+                .optional(indexFolder.declaration), .oneOf([json.declaration, folded.declaration]),
+                .positional(file, optional: true, repeating: true),
+            ],
+            [
+                .required(object.declaration), .optional(uuid.declaration), .optional(offsets.declaration),
+                .optional(index.declaration), .optional(indexFolder.declaration),
+                .oneOf([json.declaration, folded.declaration]), .positional(address, optional: true, repeating: true),
+            ],
+        ],
+        arguments: [file, address],
+        options: [
+            DebugFileArguments.dsyms.declaration, build.declaration, DebugFileArguments.symbols.declaration,
+            object.declaration, uuid.declaration, offsets.declaration, index.declaration, indexFolder.declaration,
+            json.declaration, folded.declaration,
+        ])
+
+    var format = SymbolicateCommand.Format.text
+    var indexFolder: String?
+    /// Payload dumps and row files, or with `--object` the addresses.
+    var inputs: [String]
+    var dsymsRoot: String?
+    var build: String?
+    var symbols: [String]
+    var object: String?
+    var uuid: String?
+    var offsets: Bool
+
+    func run(stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
+        if let object {
             return SymbolicateObject.run(
-                object: object, uuid: parsed.value("--uuid"), offsets: parsed.flag("--offsets"), indexFolder: indexFolder,
-                addressArguments: parsed.positionals, stdin: stdin, format: format, stdout: &stdout, stderr: &stderr)
+                object: object, uuid: uuid, offsets: offsets, indexFolder: indexFolder, addressArguments: inputs,
+                stdin: stdin, format: format, stdout: &stdout, stderr: &stderr)
         }
         return SymbolicateStacks.run(
-            inputs: parsed.positionals, root: parsed.value("--dsyms"), build: parsed.value("--build"), indexFolder: indexFolder,
-            systemSymbols: BuildSymbolizer.systemSymbolFolders(given: parsed.all("--symbols"), root: parsed.value("--dsyms")),
-            stdin: stdin,
-            format: format, stdout: &stdout, stderr: &stderr)
+            inputs: inputs, root: dsymsRoot, build: build, indexFolder: indexFolder,
+            systemSymbols: BuildSymbolizer.systemSymbolFolders(given: symbols, root: dsymsRoot),
+            stdin: stdin, format: format, stdout: &stdout, stderr: &stderr)
+    }
+
+    init(_ parsed: CommandArguments) throws(UsageError) {
+        let (json, folded) = (parsed.given(Self.json), parsed.given(Self.folded))
+        if json && folded {
+            throw UsageError(message: "Options '\(Self.json.name)' and '\(Self.folded.name)' cannot be combined.")
+        }
+        format = json ? .json : folded ? .folded : .text
+        object = try parsed.value(Self.object)
+        offsets = parsed.given(Self.offsets)
+        if object == nil {
+            if parsed.given(Self.uuid) { throw UsageError(message: "Option '\(Self.uuid.name)' needs '\(Self.object.name)'.") }
+            if offsets { throw UsageError(message: "Option '\(Self.offsets.name)' needs '\(Self.object.name)'.") }
+        } else {
+            for option in [DebugFileArguments.dsyms, Self.build, DebugFileArguments.symbols] where parsed.given(option) {
+                throw UsageError(message: "Option '\(option.name)' cannot be combined with '\(Self.object.name)'.")
+            }
+        }
+        dsymsRoot = try parsed.value(DebugFileArguments.dsyms)
+        build = try parsed.value(Self.build)
+        symbols = try parsed.values(DebugFileArguments.symbols)
+        inputs = parsed.positionals
+        if object == nil, inputs.isEmpty {
+            throw UsageError(message: "Missing input: give payload dumps or row files ('-' for standard input).")
+        }
+        indexFolder = try parsed.value(Self.indexFolder) ?? (parsed.given(Self.index) ? BuildSymbolizer.defaultIndexFolder : nil)
+        uuid = try parsed.value(Self.uuid)
     }
 }

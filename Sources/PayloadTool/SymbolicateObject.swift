@@ -4,122 +4,28 @@ import StackSymbolize
 
 /// `symbolicate --object PATH`: addresses in one debug file, looked up as given.
 enum SymbolicateObject {
-    /// The longest line of standard input read as an address (an address takes at most 20
-    /// characters; the rest of the room is for spaces).
-    static let longestLine = 1_024
-
     static func run(
         object: String, uuid: String?, offsets: Bool, indexFolder: String?, addressArguments: [String], stdin: FileHandle,
         format: SymbolicateCommand.Format, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
     ) -> Int32 {
-        if let uuid, UUIDText.normalized(uuid) == nil {
-            return reportUsage(
-                UsageError(message: "Option '--uuid' needs a UUID, got '\(uuid)'."), command: "symbolicate",
-                usage: SymbolicateCommand.usage, to: &stderr)
-        }
-        // Inputs, read as bytes: a million-line batch must not pay for a String per line.
-        // (first byte, end byte, line) into `data` for stdin; argument index for arguments.
-        var inputSpans: [(from: Int, to: Int, line: Int)] = []
-        var data: [UInt8] = []
-        func text(_ index: Int) -> String {
-            if !addressArguments.isEmpty { return addressArguments[index] }
-            return String(decoding: data[inputSpans[index].from..<inputSpans[index].to], as: UTF8.self)
-        }
-        func place(_ index: Int) -> String {
-            addressArguments.isEmpty ? "<stdin>: line \(inputSpans[index].line)" : "argument \(index + 1)"
-        }
-        var addresses: [UInt64] = []
-        var valid: [Bool] = []
-        // Lines longer than this are no address: only their first bytes are kept (for the message),
-        // so a gigabyte without a newline costs no more memory than a short line.
-        var overlongLines: [Int: Int] = [:]
-        if addressArguments.isEmpty {
-            var lineNumber = 0
-            var lineStart = 0
-            var lineLength = 0
-            func endLine() {
-                lineNumber += 1
-                var first = lineStart
-                var last = data.count
-                while first < last, data[first] == 32 || data[first] == 9 || data[first] == 13 { first += 1 }
-                while last > first, data[last - 1] == 32 || data[last - 1] == 9 || data[last - 1] == 13 { last -= 1 }
-                if lineLength > longestLine {
-                    overlongLines[inputSpans.count] = lineLength
-                    inputSpans.append((lineStart, data.count, lineNumber))
-                    addresses.append(0)
-                    valid.append(false)
-                } else if first < last {
-                    inputSpans.append((first, last, lineNumber))
-                    let value = parseAddress(data[first..<last])
-                    addresses.append(value ?? 0)
-                    valid.append(value != nil)
-                } else {
-                    data.removeSubrange(lineStart...)
-                }
-                lineStart = data.count
-                lineLength = 0
-            }
-            let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
-            defer { chunk.deallocate() }
-            while true {
-                let got = read(stdin.fileDescriptor, chunk.baseAddress, chunk.count)
-                if got < 0, errno == EINTR { continue }
-                guard got > 0 else { break }
-                // Line by line with memchr: a long line is skipped over, not walked byte by byte.
-                var position = 0
-                while position < got {
-                    let start = chunk.baseAddress! + position
-                    let newline = memchr(start, Int32(UInt8(ascii: "\n")), got - position)
-                    let end = newline.map { $0 - chunk.baseAddress! } ?? got
-                    let piece = end - position
-                    let room = max(0, longestLine + 1 - lineLength)
-                    if room > 0 {
-                        data.append(contentsOf: UnsafeRawBufferPointer(start: start, count: min(piece, room)))
-                    }
-                    lineLength += piece
-                    if newline != nil { endLine() }
-                    position = end + 1
-                }
-            }
-            if lineLength > 0 { endLine() }
-        } else {
-            for argument in addressArguments {
-                let value = parseAddress(Array(argument.utf8)[...])
-                addresses.append(value ?? 0)
-                valid.append(value != nil)
-            }
-        }
+        let batch = AddressBatch.gather(arguments: addressArguments, stdin: stdin)
         var failed = false
-        for (index, isValid) in valid.enumerated() where !isValid {
-            if let length = overlongLines[index] {
-                stderr.write("error: \(place(index)): a line of \(length) bytes, longer than \(longestLine): not an address\n")
+        for (index, isValid) in batch.valid.enumerated() where !isValid {
+            if let length = batch.overlongLines[index] {
+                stderr.write(
+                    "error: \(batch.place(index)): a line of \(length) bytes, longer than \(AddressBatch.longestLine): not an address\n")
             } else {
-                stderr.write("error: \(place(index)): \(InputText.quoted(text(index))) is not an address (0x-prefixed hex or decimal)\n")
+                stderr.write(
+                    "error: \(batch.place(index)): \(InputText.quoted(batch.text(index))) is not an address (0x-prefixed hex or decimal)\n")
             }
             failed = true
         }
-        // Batches repeat addresses (stacks share their hot frames): each distinct address is looked up
-        // and formatted once, and every later occurrence copies its bytes.
-        var slotOfAddress: [UInt64: Int32] = [:]
-        var distinct: [UInt64] = []
-        var slots = [Int32](repeating: -1, count: addresses.count)
-        for index in addresses.indices where valid[index] {
-            let address = addresses[index]
-            if let known = slotOfAddress[address] {
-                slots[index] = known
-            } else {
-                let slot = Int32(distinct.count)
-                slotOfAddress[address] = slot
-                distinct.append(address)
-                slots[index] = slot
-            }
-        }
-        slotOfAddress = [:]
-        let symbolizer: BuildSymbolizer
+        let lookups = DistinctAddresses(batch)
         let answers: [SymbolicatedFrame]
+        let progress = ProgressLine.forSlowWork()
         do {
-            symbolizer = try BuildSymbolizer(debugFiles: [object], indexFolder: indexFolder)
-            symbolizer.progress = SymbolicateOutput.progressLine()
+            let symbolizer = try BuildSymbolizer(debugFiles: [object], indexFolder: indexFolder)
+            symbolizer.progress = progress.show
             for problem in symbolizer.problems {
                 stderr.write("error: \(problem)\n")
                 failed = true
@@ -129,106 +35,21 @@ enum SymbolicateObject {
                 stderr.write("error: \(object): no debug file (Mach-O, .dSYM bundle or ELF) found\n")
                 return PayloadTool.exitFailure
             }
-            answers = try symbolizer.lookup(addresses: distinct, uuid: uuid, offsets: offsets)
+            answers = try symbolizer.lookup(addresses: lookups.distinct, uuid: uuid, offsets: offsets)
+            progress.erase()
         } catch {
+            progress.erase()
             stderr.write("error: \(error)\n")
             return PayloadTool.exitFailure
         }
         // The debug file's own name is the image's (`YuiApp.app.dSYM/.../DWARF/YuiApp` → `YuiApp`).
         let image = answers.first?.debugFile.map { ($0 as NSString).lastPathComponent } ?? (object as NSString).lastPathComponent
-        var out = ByteOutput()
-        // Formatted bytes of each distinct answer, in one arena: `pieces[slot]` ..< `pieces[slot + 1]`
-        // index `spans`, the byte ranges of its parts.
-        var arena: [UInt8] = []
-        var spans: [Range<Int>] = []
-        var pieces: [Int] = [0]
-        func keep(_ text: String) {
-            let from = arena.count
-            arena.append(contentsOf: text.utf8)
-            spans.append(from..<arena.count)
-        }
+        var writer = AnswerWriter(batch: batch, lookups: lookups, answers: answers, image: image)
         switch format {
-        case .json:
-            // Per answer two parts, around the `input` field (the only one that depends on how the
-            // address was written).
-            for (slot, answer) in answers.enumerated() {
-                var head = "\"address\":"
-                SymbolicateOutput.jsonString(SymbolicateOutput.hex(distinct[slot]), into: &head)
-                SymbolicateOutput.jsonField("debug_file", answer.debugFile, into: &head)
-                head += ",\"frames\":["
-                for (position, source) in answer.frames.enumerated() {
-                    if position > 0 { head += "," }
-                    SymbolicateOutput.jsonSource(source, into: &head)
-                }
-                head += "]"
-                SymbolicateOutput.jsonField("function_start", answer.functionStart.map(SymbolicateOutput.hex), into: &head)
-                var tail = ""
-                SymbolicateOutput.jsonField("lookup_address", answer.lookupAddress.map(SymbolicateOutput.hex), into: &tail)
-                SymbolicateOutput.jsonField("status", answer.status.rawValue, into: &tail)
-                keep(head)
-                keep(tail + "}")
-                pieces.append(spans.count)
-            }
-            // Written answer by answer: a million-address batch must not hold its whole JSON at once.
-            out.append("[")
-            for index in addresses.indices {
-                out.append(index == 0 ? "{" : ",{")
-                let slot = Int(slots[index])
-                if slot >= 0 {
-                    out.append(arena, spans[pieces[slot]])
-                    out.append(",\"input\":\"")
-                    if addressArguments.isEmpty {
-                        out.append(data, inputSpans[index].from..<inputSpans[index].to)  // Only hex or decimal digits: nothing to escape.
-                    } else {
-                        out.append(addressArguments[index])
-                    }
-                    out.append("\"")
-                    out.append(arena, spans[pieces[slot] + 1])
-                } else {
-                    var object = "\"frames\":[]"
-                    SymbolicateOutput.jsonField("input", text(index), into: &object)
-                    SymbolicateOutput.jsonField("status", "invalid_input", into: &object)
-                    out.append(object + "}")
-                }
-                out.flushIfFull(into: &stdout)
-            }
-            out.append("]\n")
-        case .folded:
-            for answer in answers {
-                keep(SymbolicateOutput.foldedNames(image: image, frame: answer).joined(separator: ";") + " 1\n")
-                pieces.append(spans.count)
-            }
-            for index in addresses.indices where slots[index] >= 0 {
-                out.append(arena, spans[pieces[Int(slots[index])]])
-                out.flushIfFull(into: &stdout)
-            }
-        case .text:
-            // Each line of an answer without its first column (the input's position), which is
-            // written per occurrence.
-            for (slot, answer) in answers.enumerated() {
-                let lines = SymbolicateOutput.textLines(index: 0, image: image, address: distinct[slot], frame: answer)
-                for line in lines.utf8.split(separator: UInt8(ascii: "\n")) {
-                    let from = arena.count
-                    arena.append(contentsOf: line.dropFirst(4))
-                    arena.append(UInt8(ascii: "\n"))
-                    spans.append(from..<arena.count)
-                }
-                pieces.append(spans.count)
-            }
-            for index in addresses.indices {
-                let slot = Int(slots[index])
-                if slot < 0 {
-                    out.append("\(text(index)) ?? [not an address]\n")
-                } else {
-                    for piece in pieces[slot]..<pieces[slot + 1] {
-                        out.appendIndexColumn(index)
-                        out.append(arena, spans[piece])
-                    }
-                }
-                out.flushIfFull(into: &stdout)
-            }
+        case .json: writer.writeJSON(to: &stdout)
+        case .folded: writer.writeFolded(to: &stdout)
+        case .text: writer.writeText(to: &stdout)
         }
-        out.flush(into: &stdout)
         return failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
     }
 
@@ -259,5 +80,242 @@ enum SymbolicateObject {
             index += 1
         }
         return value
+    }
+}
+
+/// The addresses to look up, one per argument or per line of standard input, read as bytes: a
+/// million-line batch must not pay for a String per line.
+struct AddressBatch {
+    /// The longest line of standard input read as an address (an address takes at most 20
+    /// characters; the rest of the room is for spaces).
+    static let longestLine = 1_024
+
+    let arguments: [String]
+    /// For standard input: each address's (first byte, end byte, line number) in `data`.
+    private(set) var spans: [(from: Int, to: Int, line: Int)] = []
+    private(set) var data: [UInt8] = []
+    private(set) var addresses: [UInt64] = []
+    private(set) var valid: [Bool] = []
+    /// Lines longer than `longestLine` are no address: only their first bytes are kept (for the
+    /// message), so a gigabyte without a newline costs no more memory than a short line.
+    /// Input index → the line's length.
+    private(set) var overlongLines: [Int: Int] = [:]
+
+    static func gather(arguments: [String], stdin: FileHandle) -> AddressBatch {
+        var batch = AddressBatch(arguments: arguments)
+        if arguments.isEmpty {
+            batch.readLines(stdin)
+        } else {
+            for argument in arguments { batch.add(SymbolicateObject.parseAddress(Array(argument.utf8)[...])) }
+        }
+        return batch
+    }
+
+    /// The input as given, for messages and output.
+    func text(_ index: Int) -> String {
+        if !arguments.isEmpty { return arguments[index] }
+        return String(decoding: data[spans[index].from..<spans[index].to], as: UTF8.self)
+    }
+
+    /// Where an input came from, for messages.
+    func place(_ index: Int) -> String {
+        arguments.isEmpty ? "<stdin>: line \(spans[index].line)" : "argument \(index + 1)"
+    }
+
+    private mutating func add(_ address: UInt64?) {
+        addresses.append(address ?? 0)
+        valid.append(address != nil)
+    }
+
+    private mutating func readLines(_ stdin: FileHandle) {
+        var lines = LineState()
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
+        defer { chunk.deallocate() }
+        while true {
+            let got = read(stdin.fileDescriptor, chunk.baseAddress, chunk.count)
+            if got < 0, errno == EINTR { continue }
+            guard got > 0 else { break }
+            // Line by line with memchr: a long line is skipped over, not walked byte by byte.
+            var position = 0
+            while position < got {
+                let start = chunk.baseAddress! + position
+                let newline = memchr(start, Int32(UInt8(ascii: "\n")), got - position)
+                let end = newline.map { $0 - chunk.baseAddress! } ?? got
+                let piece = end - position
+                let room = max(0, Self.longestLine + 1 - lines.length)
+                if room > 0 {
+                    data.append(contentsOf: UnsafeRawBufferPointer(start: start, count: min(piece, room)))
+                }
+                lines.length += piece
+                if newline != nil { endLine(&lines) }
+                position = end + 1
+            }
+        }
+        if lines.length > 0 { endLine(&lines) }
+    }
+
+    /// Where the line being read starts in `data`, its full length, and its number.
+    private struct LineState {
+        var number = 0
+        var start = 0
+        var length = 0
+    }
+
+    private mutating func endLine(_ line: inout LineState) {
+        line.number += 1
+        var first = line.start
+        var last = data.count
+        while first < last, data[first] == 32 || data[first] == 9 || data[first] == 13 { first += 1 }
+        while last > first, data[last - 1] == 32 || data[last - 1] == 9 || data[last - 1] == 13 { last -= 1 }
+        if line.length > Self.longestLine {
+            overlongLines[spans.count] = line.length
+            spans.append((line.start, data.count, line.number))
+            add(nil)
+        } else if first < last {
+            spans.append((first, last, line.number))
+            add(SymbolicateObject.parseAddress(data[first..<last]))
+        } else {
+            data.removeSubrange(line.start...)
+        }
+        line.start = data.count
+        line.length = 0
+    }
+}
+
+/// Batches repeat addresses (stacks share their hot frames): each distinct address is looked up
+/// and formatted once, and every later occurrence copies its bytes.
+struct DistinctAddresses {
+    private(set) var distinct: [UInt64] = []
+    /// Input index → index into `distinct`; -1 for an input that is no address.
+    private(set) var slots: [Int32]
+
+    init(_ batch: AddressBatch) {
+        var slotOfAddress: [UInt64: Int32] = [:]
+        slots = [Int32](repeating: -1, count: batch.addresses.count)
+        for index in batch.addresses.indices where batch.valid[index] {
+            let address = batch.addresses[index]
+            if let known = slotOfAddress[address] {
+                slots[index] = known
+            } else {
+                let slot = Int32(distinct.count)
+                slotOfAddress[address] = slot
+                distinct.append(address)
+                slots[index] = slot
+            }
+        }
+    }
+}
+
+/// Writes the answers in input order. The formatted bytes of each distinct answer live in one
+/// arena: `pieces[slot]` ..< `pieces[slot + 1]` index `spans`, the byte ranges of its parts.
+struct AnswerWriter {
+    let batch: AddressBatch
+    let lookups: DistinctAddresses
+    let answers: [SymbolicatedFrame]
+    let image: String
+    private var arena: [UInt8] = []
+    private var spans: [Range<Int>] = []
+    private var pieces: [Int] = [0]
+    private var out = ByteOutput()
+
+    init(batch: AddressBatch, lookups: DistinctAddresses, answers: [SymbolicatedFrame], image: String) {
+        self.batch = batch
+        self.lookups = lookups
+        self.answers = answers
+        self.image = image
+    }
+
+    private mutating func keep(_ text: String) {
+        let from = arena.count
+        arena.append(contentsOf: text.utf8)
+        spans.append(from..<arena.count)
+    }
+
+    mutating func writeJSON(to stdout: inout some TextOutputStream) {
+        // Per answer two parts, around the `input` field (the only one that depends on how the
+        // address was written).
+        for (slot, answer) in answers.enumerated() {
+            var head = "\"address\":"
+            SymbolicateOutput.jsonString(SymbolicateOutput.hex(lookups.distinct[slot]), into: &head)
+            SymbolicateOutput.jsonField("debug_file", answer.debugFile, into: &head)
+            head += ",\"frames\":["
+            for (position, source) in answer.frames.enumerated() {
+                if position > 0 { head += "," }
+                SymbolicateOutput.jsonSource(source, into: &head)
+            }
+            head += "]"
+            SymbolicateOutput.jsonField("function_start", answer.functionStart.map(SymbolicateOutput.hex), into: &head)
+            var tail = ""
+            SymbolicateOutput.jsonField("lookup_address", answer.lookupAddress.map(SymbolicateOutput.hex), into: &tail)
+            SymbolicateOutput.jsonField("status", answer.status.rawValue, into: &tail)
+            keep(head)
+            keep(tail + "}")
+            pieces.append(spans.count)
+        }
+        // Written answer by answer: a million-address batch must not hold its whole JSON at once.
+        out.append("[")
+        for index in batch.addresses.indices {
+            out.append(index == 0 ? "{" : ",{")
+            let slot = Int(lookups.slots[index])
+            if slot >= 0 {
+                out.append(arena, spans[pieces[slot]])
+                out.append(",\"input\":\"")
+                if batch.arguments.isEmpty {
+                    out.append(batch.data, batch.spans[index].from..<batch.spans[index].to)  // Only hex or decimal digits: nothing to escape.
+                } else {
+                    out.append(batch.arguments[index])
+                }
+                out.append("\"")
+                out.append(arena, spans[pieces[slot] + 1])
+            } else {
+                var object = "\"frames\":[]"
+                SymbolicateOutput.jsonField("input", batch.text(index), into: &object)
+                SymbolicateOutput.jsonField("status", "invalid_input", into: &object)
+                out.append(object + "}")
+            }
+            out.flushIfFull(into: &stdout)
+        }
+        out.append("]\n")
+        out.flush(into: &stdout)
+    }
+
+    mutating func writeFolded(to stdout: inout some TextOutputStream) {
+        for answer in answers {
+            keep(SymbolicateOutput.foldedNames(image: image, frame: answer).joined(separator: ";") + " 1\n")
+            pieces.append(spans.count)
+        }
+        for index in batch.addresses.indices where lookups.slots[index] >= 0 {
+            out.append(arena, spans[pieces[Int(lookups.slots[index])]])
+            out.flushIfFull(into: &stdout)
+        }
+        out.flush(into: &stdout)
+    }
+
+    mutating func writeText(to stdout: inout some TextOutputStream) {
+        // Each line of an answer without its first column (the input's position), which is
+        // written per occurrence.
+        for (slot, answer) in answers.enumerated() {
+            let lines = SymbolicateOutput.textLines(index: 0, image: image, address: lookups.distinct[slot], frame: answer)
+            for line in lines.utf8.split(separator: UInt8(ascii: "\n")) {
+                let from = arena.count
+                arena.append(contentsOf: line.dropFirst(4))
+                arena.append(UInt8(ascii: "\n"))
+                spans.append(from..<arena.count)
+            }
+            pieces.append(spans.count)
+        }
+        for index in batch.addresses.indices {
+            let slot = Int(lookups.slots[index])
+            if slot < 0 {
+                out.append("\(batch.text(index)) ?? [not an address]\n")
+            } else {
+                for piece in pieces[slot]..<pieces[slot + 1] {
+                    out.appendIndexColumn(index)
+                    out.append(arena, spans[piece])
+                }
+            }
+            out.flushIfFull(into: &stdout)
+        }
+        out.flush(into: &stdout)
     }
 }

@@ -7,13 +7,6 @@ import StackSymbolize
 enum SymbolicateOutput {
     static func hex(_ value: UInt64) -> String { "0x" + String(value, radix: 16) }
 
-    /// A progress printer for long work, only when stderr is a terminal (SPEC section 8); piped
-    /// runs stay quiet.
-    static func progressLine() -> ((String) -> Void)? {
-        guard isatty(STDERR_FILENO) != 0, ProcessInfo.processInfo.environment["TERM"] != "dumb" else { return nil }
-        return { message in FileHandle.standardError.write(Data("\(message)...\n".utf8)) }
-    }
-
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// `0x%016llx` without Foundation's formatter (it showed in batch profiles).

@@ -36,103 +36,151 @@ enum SymbolicateStacks {
         format: SymbolicateCommand.Format,
         stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
     ) -> Int32 {
-        var failed = false
-        var symbolizers: [String: BuildSymbolizer?] = [:]
-        var reportedMissing: Set<String> = []
-        var folded: [String: Int] = [:]
-        var foldedOrder: [String] = []
-        var stackCount = 0
+        let progress = ProgressLine.forSlowWork()
+        var messages = ProgressErasingStream(base: stderr, progress: progress)
+        var run = StackRun(
+            root: root, build: build, indexFolder: indexFolder, systemSymbols: systemSymbols, format: format, progress: progress)
         var diagnostics: [InputDiagnostic] = []
-
-        func symbolizer(for buildName: String, stderr: inout some TextOutputStream) -> (BuildSymbolizer?, String?) {
-            let folder: String
-            do {
-                folder = try BuildSymbolizer.buildFolder(root: root, build: buildName)
-            } catch {
-                if reportedMissing.insert("build \(buildName)").inserted { stderr.write("error: \(error)\n") }
-                failed = true  // an error printed means exit 1
-                return (nil, nil)
-            }
-            if let known = symbolizers[folder] { return (known, folder) }
-            var made: BuildSymbolizer?
-            do {
-                made = try BuildSymbolizer(buildFolder: folder, indexFolder: indexFolder, systemSymbols: systemSymbols)
-                made?.progress = SymbolicateOutput.progressLine()
-                // A broken debug file is an error (exit 1); the build's other files still symbolicate.
-                for problem in made!.problems {
-                    stderr.write("error: \(problem)\n")
-                    failed = true
-                }
-            } catch {
-                stderr.write("warning: no debug files for build \(buildName): \(error)\n")
-            }
-            symbolizers[folder] = made
-            return (made, folder)
-        }
-
         for input in inputs {
             var rows: [Row] = []
             let ok = RowSource.readRows(
                 path: input, options: ConversionOptions(), standardInput: stdin,
                 report: { diagnostics.append($0) }, emit: { rows.append($0) })
-            for diagnostic in diagnostics { stderr.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") }
+            for diagnostic in diagnostics { messages.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") }
             diagnostics.removeAll()
-            if !ok { failed = true }
+            if !ok { run.failed = true }
             for row in rows {
                 guard let stack = row.stack, !stack.isEmpty else { continue }
-                let buildName = build ?? String(row.app_build)
-                let (symbolizer, folder) = symbolizer(for: buildName, stderr: &stderr)
-                let requests = requests(stack)
-                let answers =
-                    symbolizer?.symbolicate(requests)
-                    ?? requests.map {
-                        SymbolicatedFrame(request: $0, status: .missingDebugFile, lookupAddress: nil, debugFile: nil, frames: [])
-                    }
-                for answer in answers where answer.status == .missingDebugFile {
-                    let uuid = answer.request.uuid ?? "(none)"
-                    if symbolizer != nil, reportedMissing.insert(uuid).inserted {
-                        var message = "warning: no debug file for UUID \(uuid) (image \(answer.request.image ?? "?")) in \(folder ?? buildName)"
-                        if let failure = symbolizer?.openFailure(uuid: uuid) { message += ": \(failure)" }
-                        stderr.write(message + "\n")
-                    }
-                }
-                switch format {
-                case .text:
-                    if stackCount > 0 { stdout.write("\n") }
-                    stdout.write("\(row.name) \(row.row_key) build \(row.app_build) (\(row.period_start))\n")
-                    for (index, answer) in answers.enumerated() {
-                        let image = answer.request.image ?? "???"
-                        let address = answer.lookupAddress ?? answer.request.offset
-                        stdout.write(SymbolicateOutput.textLines(index: index, image: image, address: address, frame: answer))
-                    }
-                case .json:
-                    // One stack at a time: the output never holds every stack of a large input.
-                    stdout.write(stackCount == 0 ? "[" : ",")
-                    stdout.write(SymbolicateOutput.encodeCompact(
-                        JSONStack(
-                            app_build: row.app_build, build_folder: folder,
-                            frames: answers.enumerated().map { index, answer in
-                                JSONFrame(
-                                    debug_file: answer.debugFile, image: answer.request.image, index: index,
-                                    lookup_address: answer.lookupAddress.map(SymbolicateOutput.hex), offset: answer.request.offset,
-                                    status: answer.status.rawValue, symbols: answer.frames.map(SymbolicateOutput.JSONSource.init),
-                                    uuid: answer.request.uuid)
-                            }, kind: row.kind, name: row.name, row_key: row.row_key)))
-                case .folded:
-                    let line = answers.reversed().flatMap { answer in
-                        SymbolicateOutput.foldedNames(image: answer.request.image ?? "???", frame: answer)
-                    }.joined(separator: ";")
-                    if folded[line] == nil { foldedOrder.append(line) }
-                    folded[line, default: 0] += 1
-                }
-                stackCount += 1
+                run.symbolicate(row, stack: stack, stdout: &stdout, stderr: &messages)
             }
         }
+        progress.erase()
+        stderr = messages.base
+        run.finish(stdout: &stdout)
+        return run.failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
+    }
+}
+
+/// One run of `symbolicate FILE...`: the symbolizer of each build folder (opened once), the UUIDs
+/// already warned about, and for `--folded` the stacks counted so far.
+struct StackRun {
+    let root: String?
+    let build: String?
+    let indexFolder: String?
+    let systemSymbols: [String]
+    let format: SymbolicateCommand.Format
+    let progress: ProgressLine
+    /// An error was printed, or an input failed: exit 1.
+    var failed = false
+    private var symbolizers: [String: BuildSymbolizer?] = [:]
+    private var reportedMissing: Set<String> = []
+    private var folded: [String: Int] = [:]
+    private var foldedOrder: [String] = []
+    private var stackCount = 0
+
+    init(
+        root: String?, build: String?, indexFolder: String?, systemSymbols: [String], format: SymbolicateCommand.Format,
+        progress: ProgressLine
+    ) {
+        self.root = root
+        self.build = build
+        self.indexFolder = indexFolder
+        self.systemSymbols = systemSymbols
+        self.format = format
+        self.progress = progress
+    }
+
+    /// The symbolizer of a build's folder and the folder, opened on first use; `nil` (with a
+    /// message) when the build names no folder or it holds no debug file.
+    mutating func symbolizer(for buildName: String, stderr: inout some TextOutputStream) -> (BuildSymbolizer?, String?) {
+        let folder: String
+        do {
+            folder = try BuildSymbolizer.buildFolder(root: root, build: buildName)
+        } catch {
+            if reportedMissing.insert("build \(buildName)").inserted { stderr.write("error: \(error)\n") }
+            failed = true  // an error printed means exit 1
+            return (nil, nil)
+        }
+        if let known = symbolizers[folder] { return (known, folder) }
+        var made: BuildSymbolizer?
+        do {
+            made = try BuildSymbolizer(buildFolder: folder, indexFolder: indexFolder, systemSymbols: systemSymbols)
+            made?.progress = progress.show
+            // A broken debug file is an error (exit 1); the build's other files still symbolicate.
+            for problem in made!.problems {
+                stderr.write("error: \(problem)\n")
+                failed = true
+            }
+        } catch {
+            stderr.write("warning: no debug files for build \(buildName): \(error)\n")
+        }
+        symbolizers[folder] = made
+        return (made, folder)
+    }
+
+    mutating func symbolicate(
+        _ row: Row, stack: [StackFrame], stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
+    ) {
+        let buildName = build ?? String(row.app_build)
+        let (symbolizer, folder) = symbolizer(for: buildName, stderr: &stderr)
+        let requests = SymbolicateStacks.requests(stack)
+        let answers =
+            symbolizer?.symbolicate(requests)
+            ?? requests.map {
+                SymbolicatedFrame(request: $0, status: .missingDebugFile, lookupAddress: nil, debugFile: nil, frames: [])
+            }
+        for answer in answers where answer.status == .missingDebugFile {
+            let uuid = answer.request.uuid ?? "(none)"
+            if symbolizer != nil, reportedMissing.insert(uuid).inserted {
+                var message = "warning: no debug file for UUID \(uuid) (image \(answer.request.image ?? "?")) in \(folder ?? buildName)"
+                if let failure = symbolizer?.openFailure(uuid: uuid) { message += ": \(failure)" }
+                stderr.write(message + "\n")
+            }
+        }
+        write(row, answers: answers, folder: folder, stdout: &stdout)
+        stackCount += 1
+    }
+
+    private mutating func write(
+        _ row: Row, answers: [SymbolicatedFrame], folder: String?, stdout: inout some TextOutputStream
+    ) {
+        switch format {
+        case .text:
+            if stackCount > 0 { stdout.write("\n") }
+            stdout.write("\(row.name) \(row.row_key) build \(row.app_build) (\(row.period_start))\n")
+            for (index, answer) in answers.enumerated() {
+                let image = answer.request.image ?? "???"
+                let address = answer.lookupAddress ?? answer.request.offset
+                stdout.write(SymbolicateOutput.textLines(index: index, image: image, address: address, frame: answer))
+            }
+        case .json:
+            // One stack at a time: the output never holds every stack of a large input.
+            stdout.write(stackCount == 0 ? "[" : ",")
+            stdout.write(SymbolicateOutput.encodeCompact(
+                SymbolicateStacks.JSONStack(
+                    app_build: row.app_build, build_folder: folder,
+                    frames: answers.enumerated().map { index, answer in
+                        SymbolicateStacks.JSONFrame(
+                            debug_file: answer.debugFile, image: answer.request.image, index: index,
+                            lookup_address: answer.lookupAddress.map(SymbolicateOutput.hex), offset: answer.request.offset,
+                            status: answer.status.rawValue, symbols: answer.frames.map(SymbolicateOutput.JSONSource.init),
+                            uuid: answer.request.uuid)
+                    }, kind: row.kind, name: row.name, row_key: row.row_key)))
+        case .folded:
+            let line = answers.reversed().flatMap { answer in
+                SymbolicateOutput.foldedNames(image: answer.request.image ?? "???", frame: answer)
+            }.joined(separator: ";")
+            if folded[line] == nil { foldedOrder.append(line) }
+            folded[line, default: 0] += 1
+        }
+    }
+
+    /// Closes the JSON array, or writes the folded stacks with their counts.
+    func finish(stdout: inout some TextOutputStream) {
         switch format {
         case .json: stdout.write(stackCount == 0 ? "[]\n" : "]\n")
         case .folded: for line in foldedOrder { stdout.write("\(line) \(folded[line]!)\n") }
         case .text: break
         }
-        return failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
     }
 }

@@ -1,9 +1,64 @@
 import PayloadDecode
 import StackSymbolize
 
-/// `payload-tool top`'s options, checked.
+/// `payload-tool top`'s options, declared once: parsing, usage and help all come from here.
 struct TopOptions {
     enum Output { case text, json, folded }
+
+    static let build = CommandOption(
+        "--build", "BUILD", parser: .buildNumber, help: ["Only this build (its integer number, e.g. 131)."])
+    static let count = CommandOption(
+        "--count", "N", parser: .integer(in: 1...Int.max, .takes("a positive whole number")),
+        help: ["How many signatures per build (default: 3)."])
+    static let user = ConversionArguments.user.helping([
+        "The user of payload dumps, so their row keys match 'rows --user';", "with --db, only that user's rows.",
+    ])
+    static let database = CommandOption(
+        "--db", "URL", parser: .nonEmpty(.takesNonEmpty("a PostgreSQL URL")),
+        help: ["Also rank the diagnostic rows stored in PostgreSQL (libpq URL)."])
+    static let json = CommandFlag(
+        "--json",
+        help: [
+            "Write JSON: per signature its build, kind, weight, count, max,", "frames with file and line, and row keys.",
+        ])
+    static let folded = CommandFlag(
+        "--folded",
+        help: [
+            "Write folded stacks weighted in milliseconds, for flame-graph",
+            "tools (all hangs and crashes, not only the top N).",
+        ])
+    static let file = PositionalArgument(
+        placeholder: "FILE", help: ["A row file or a payload dump; '-' reads standard input."])
+
+    static let description = CommandDescription(
+        name: "top",
+        overview: """
+            OVERVIEW: List the heaviest hang and crash signatures per build.
+
+            Reads row files (as 'payload-tool rows' writes them) and payload dumps, symbolicates each
+            stack against its build's debug files, and groups the hangs and crashes of a build by
+            signature: the simplified names of the top five app frames, innermost first. A hang
+            weighs its duration, a crash weighs --crash-weight. Builds are listed newest first.
+            """,
+        usage: [
+            [
+                .optional(build.declaration), .optional(count.declaration),
+                .optional(DebugFileArguments.dsyms.declaration), .optional(DebugFileArguments.appImage.declaration),
+                .optional(DebugFileArguments.symbols.declaration), .optional(DebugFileArguments.crashWeight.declaration),
+                .optional(user.declaration), .oneOf([json.declaration, folded.declaration]),
+                .either([
+                    [.positional(file, repeating: true)],
+                    [.required(database.declaration), .positional(file, optional: true, repeating: true)],
+                ]),
+            ]
+        ],
+        arguments: [file],
+        options: [
+            build.declaration, count.declaration, DebugFileArguments.dsyms.declaration,
+            DebugFileArguments.appImage.declaration, DebugFileArguments.symbols.declaration,
+            DebugFileArguments.crashWeight.declaration, user.declaration, database.declaration, json.declaration,
+            folded.declaration,
+        ])
 
     var inputs: [String]
     var build: Int?
@@ -30,43 +85,25 @@ struct TopOptions {
 
     init(_ arguments: CommandArguments) throws(UsageError) {
         inputs = arguments.positionals
-        databaseURL = arguments.value("--db")
-        if databaseURL == "" { throw UsageError(message: "Option '--db' takes a PostgreSQL URL, not an empty string.") }
+        databaseURL = try arguments.value(Self.database)
         guard !inputs.isEmpty || databaseURL != nil else {
             throw UsageError(message: "Missing input: give a row file or a payload dump ('-' for standard input), or --db URL.")
         }
         if inputs.filter({ $0 == "-" }).count > 1 {
             throw UsageError(message: "Standard input ('-') can be read only once.")
         }
-        if let text = arguments.value("--build") {
-            // A build is a number (SPEC section 4); anything else, such as '../../etc', never
-            // reaches a path.
-            guard let build = Int(text), build >= 0 else {
-                throw UsageError(message: "Option '--build' takes a build number such as 131, not '\(text)'.")
-            }
-            self.build = build
-        }
-        if let text = arguments.value("--count") {
-            guard let count = Int(text), count > 0 else {
-                throw UsageError(message: "Option '--count' takes a positive whole number, not '\(text)'.")
-            }
-            self.count = count
-        }
-        if let text = arguments.value("--crash-weight") {
-            guard let weight = Double(text), weight.isFinite, weight >= 0 else {
-                throw UsageError(message: "Option '--crash-weight' takes seconds (0 or more), not '\(text)'.")
-            }
-            crashWeight = weight
-        }
-        // The same user flag as `rows` and `load`, so the row keys derived from it match theirs.
-        userID = try ConversionArguments.conversionOptions(from: arguments).userID
-        dsymsRoot = arguments.value("--dsyms")
-        if dsymsRoot == "" { throw UsageError(message: "Option '--dsyms' takes a folder, not an empty string.") }
-        appImages = Set(arguments.all("--app-image"))
-        systemSymbols = BuildSymbolizer.systemSymbolFolders(given: arguments.all("--symbols"), root: dsymsRoot)
-        if appImages.contains("") { throw UsageError(message: "Option '--app-image' takes an image name, not an empty string.") }
-        switch (arguments.flag("--json"), arguments.flag("--folded")) {
-        case (true, true): throw UsageError(message: "Options '--json' and '--folded' cannot be used together.")
+        build = try arguments.value(Self.build)
+        count = try arguments.value(Self.count) ?? count
+        crashWeight = try arguments.value(DebugFileArguments.crashWeight) ?? crashWeight
+        // The same user option as `rows` and `load`, so the row keys derived from it match theirs.
+        userID = try arguments.value(Self.user)
+        dsymsRoot = try arguments.value(DebugFileArguments.dsymsNotEmpty)
+        systemSymbols = BuildSymbolizer.systemSymbolFolders(
+            given: try arguments.values(DebugFileArguments.symbols), root: dsymsRoot)
+        appImages = Set(try arguments.values(DebugFileArguments.appImage))
+        switch (arguments.given(Self.json), arguments.given(Self.folded)) {
+        case (true, true):
+            throw UsageError(message: "Options '\(Self.json.name)' and '\(Self.folded.name)' cannot be used together.")
         case (true, false): output = .json
         case (false, true): output = .folded
         case (false, false): output = .text

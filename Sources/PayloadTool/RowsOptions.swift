@@ -1,0 +1,74 @@
+import Foundation
+import PayloadDecode
+
+/// `payload-tool rows`' options, declared once: parsing, usage and help all come from here.
+struct RowsOptions: CommandOptions {
+    static let format = CommandOption(
+        "--format",
+        parser: .choice(
+            ["json": RowFormat.json, "jsonl": .jsonl, "csv": .csv, "sql": .sql],
+            .invalidValue(detail: " (json, jsonl, csv or sql).")),
+        help: [
+            "json (default: one JSON array, every column), jsonl, csv or sql",
+            "(INSERT ... ON CONFLICT (user_id, row_key) DO NOTHING).",
+        ])
+    static let output = CommandOption(
+        "--output", "FILE", parser: .text,
+        help: ["Write here (atomically: complete or not at all) instead of stdout."])
+    static let jobs = CommandOption(
+        "--jobs", "N", parser: .integer(in: 1...64, .invalidValue(detail: " (1 to 64).")),
+        help: [
+            "Files converted at once (default: the cores, at most 4). Output",
+            "order and bytes do not depend on it.",
+        ])
+    static let file = PositionalArgument(placeholder: "FILE", help: ["A payload dump, or - for standard input."])
+
+    static let description = CommandDescription(
+        name: "rows",
+        overview: """
+            OVERVIEW: Convert MetricKit payload dumps to yui_perf rows.
+
+            Each input is a metric payload, a diagnostic payload, a single diagnostic, a JSON array of
+            these, or JSON Lines of them (the kind is read from the keys). Row files written by this
+            command are read back as they are.
+            """,
+        usage: [
+            [.optional(format.declaration)] + ConversionArguments.usage
+                + [.optional(output.declaration), .optional(jobs.declaration), .positional(file, repeating: true)]
+        ],
+        arguments: [file],
+        options: [format.declaration] + ConversionArguments.options() + [output.declaration, jobs.declaration],
+        epilogue: """
+            Exit status: 0 all inputs converted, 1 some input failed (the rest were still converted),
+            64 usage error. Warnings and errors go to stderr, naming the file and the place.
+            """)
+
+    var format: RowFormat
+    var conversion: ConversionOptions
+    var outputPath: String?
+    var jobs: Int
+    var inputs: [String]
+
+    init(_ parsed: CommandArguments) throws(UsageError) {
+        format = try parsed.value(Self.format) ?? .json
+        conversion = try ConversionArguments.conversionOptions(from: parsed)
+        inputs = parsed.positionals
+        guard !inputs.isEmpty else {
+            throw UsageError(message: "Missing input: give one or more payload files, or - for standard input.")
+        }
+        jobs = try parsed.value(Self.jobs) ?? Self.defaultJobs()
+        outputPath = try parsed.value(Self.output)
+    }
+
+    func run(stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
+        RowsCommand.convert(self, stdin: stdin, stdout: &stdout, stderr: &stderr)
+    }
+
+    /// One conversion thread per core (at most 4). Each input is converted and formatted by one
+    /// thread, so a busy machine costs only the switching between them.
+    /// The online cores (`sysconf`), not `ProcessInfo.activeProcessorCount`, which reads the cgroup
+    /// and mount tables: a tenth of a small run's start-up.
+    static func defaultJobs() -> Int {
+        Swift.min(Swift.max(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 1), 4)
+    }
+}
