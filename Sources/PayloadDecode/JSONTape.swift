@@ -405,7 +405,10 @@ struct JSONDocument {
             case UInt8(ascii: "r"): out.append(0x0d)
             case UInt8(ascii: "t"): out.append(0x09)
             case UInt8(ascii: "u"):
-                guard i + 4 <= raw.count else { i = raw.count; break }
+                guard i + 4 <= raw.count else {
+                    i = raw.count
+                    break
+                }
                 var value = hex4(i)
                 i += 4
                 if value >= 0xD800 && value < 0xDC00, i + 6 <= raw.count, raw[i] == UInt8(ascii: "\\"),
@@ -489,7 +492,10 @@ func parseDouble(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
         var plain = true
         while i < bytes.count {
             let c = bytes[i]
-            guard c >= 0x30, c <= 0x39 else { plain = false; break }
+            guard c >= 0x30, c <= 0x39 else {
+                plain = false
+                break
+            }
             value = value * 10 + Int64(c - 0x30)
             i += 1
         }

@@ -127,8 +127,9 @@ enum MeasurementParser {
         }
         guard value.isFinite, abs(value) <= limit else { return .failure(.outOfRange(text())) }
         // `1.0e-400` is not zero, but a Double makes it zero: say so rather than store 0.
-        if value == 0, number.prefix(while: { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") })
-            .contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") })
+        if value == 0,
+            number.prefix(while: { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") })
+                .contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") })
         {
             return .failure(.outOfRange(text()))
         }

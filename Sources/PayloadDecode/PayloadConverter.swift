@@ -180,7 +180,8 @@ final class PayloadConverter {
             }
         }
         var status = stat()
-        if file != "<stdin>", stat(file, &status) == 0, let found = iso(Int64(status.st_mtim.tv_sec), Int64(status.st_mtim.tv_sec), "timeStampBegin") {
+        if file != "<stdin>", stat(file, &status) == 0, let found = iso(Int64(status.st_mtim.tv_sec), Int64(status.st_mtim.tv_sec), "timeStampBegin")
+        {
             warn("timeStampBegin", "missing; the period is the file's modification time, \(found.0) (--period-start sets it)")
             return found
         }
@@ -193,8 +194,11 @@ final class PayloadConverter {
         _ document: JSONDocument, meta: Int?, metaKey: String, appVersion: Int?, appVersionKey: String, period: (String, String)
     ) -> RowContext? {
         guard let meta, document.kind(meta) == .object else {
-            error(metaKey, meta == nil ? "missing; rows need the build, version, OS and device"
-                : "not an object (a JSON \(document.kind(meta!))); rows need the build, version, OS and device")
+            error(
+                metaKey,
+                meta == nil
+                    ? "missing; rows need the build, version, OS and device"
+                    : "not an object (a JSON \(document.kind(meta!))); rows need the build, version, OS and device")
             return nil
         }
         var ok = true
@@ -215,7 +219,8 @@ final class PayloadConverter {
         if let build = text("appBuildVersion", document.member(meta, "appBuildVersion"), "\(metaKey).appBuildVersion") {
             // 130.1 (a test build) counts as 130.
             let integerPart = build.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let isDigitsAndDots = !integerPart.isEmpty && integerPart.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
+            let isDigitsAndDots =
+                !integerPart.isEmpty && integerPart.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
                 && build.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: ".") })
             if isDigitsAndDots, integerPart.utf8.count <= 10, let number = Int(integerPart), number <= Int(Int32.max) {
                 appBuild = number
@@ -509,7 +514,9 @@ final class PayloadConverter {
         {
             kind = Self.diagnosticKinds[0]
         } else {
-            error("diagnosticMetaData", "cannot tell the diagnostic's type (no hangDuration, totalCPUTime, writesCaused, launchDuration or crash fields)")
+            error(
+                "diagnosticMetaData",
+                "cannot tell the diagnostic's type (no hangDuration, totalCPUTime, writesCaused, launchDuration or crash fields)")
             return
         }
         convertDiagnostic(document, diagnostic, kind: kind, ordinal: 0, keyPath: "", period: period, into: &rows)

@@ -26,7 +26,8 @@ extension Row {
                 if let image = frame.image,
                     image.utf8.count > 1_024 || image.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
                 {
-                    violations.append("stack frame \(position): image \(InputText.quoted(image)) holds control characters or is longer than 1024 bytes")
+                    violations.append(
+                        "stack frame \(position): image \(InputText.quoted(image)) holds control characters or is longer than 1024 bytes")
                 }
                 if let uuid = frame.uuid, ColumnPatterns.userUUID(uuid) == nil {
                     violations.append("stack frame \(position): uuid \(InputText.quoted(uuid)) is not a UUID")

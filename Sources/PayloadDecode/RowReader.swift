@@ -96,7 +96,8 @@ enum RowReader {
         let violations = row.tableViolations()
         if !violations.isEmpty {
             return .failure(
-                InputDiagnostic(severity: .error, file: "", place: "", message: "row breaks the table's checks: " + violations.joined(separator: "; ")))
+                InputDiagnostic(
+                    severity: .error, file: "", place: "", message: "row breaks the table's checks: " + violations.joined(separator: "; ")))
         }
         return .success(row)
     }

@@ -143,7 +143,8 @@ struct StackNormalizer {
                 binaries: &binaries)
             path.append(frame)
             if let subFrames, document.kind(subFrames) != .array, document.kind(subFrames) != .null {
-                outcome.warnings.append((keyOfCurrentFrame() + ".subFrames", "not an array (a JSON \(document.kind(subFrames))); the stack ends here"))
+                outcome.warnings.append(
+                    (keyOfCurrentFrame() + ".subFrames", "not an array (a JSON \(document.kind(subFrames))); the stack ends here"))
             }
             let children = subFrames.map { document.elements($0) } ?? []
             if children.isEmpty { break }
@@ -241,15 +242,15 @@ struct StackNormalizer {
         if let name = nameIndex {
             if document.kind(name) == .string {
                 (frame.image, imageBinary) = names.text(document, name, binaries: &binaries) { bytes -> String? in
-                        var kept: [UInt8] = []
-                        kept.reserveCapacity(bytes.count)
-                        for c in bytes
-                        where (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c == 0x5f || c == 0x2e
-                            || c == 0x2b || c == 0x2d
-                        {
-                            kept.append(c)
-                        }
-                        return kept.isEmpty ? nil : String(decoding: kept, as: UTF8.self)
+                    var kept: [UInt8] = []
+                    kept.reserveCapacity(bytes.count)
+                    for c in bytes
+                    where (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c == 0x5f || c == 0x2e
+                        || c == 0x2b || c == 0x2d
+                    {
+                        kept.append(c)
+                    }
+                    return kept.isEmpty ? nil : String(decoding: kept, as: UTF8.self)
                 }
             } else {
                 warnings.append(("\(key()).binaryName", "not a string; image left null"))

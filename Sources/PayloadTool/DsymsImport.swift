@@ -257,12 +257,14 @@ enum DsymsImport {
         var bundleHints: [String] = []
         var folder = (file as NSString).deletingLastPathComponent
         while folder.count > 1 {
-            if folder.hasSuffix(".xcarchive"), let data = FileManager.default.contents(atPath: (folder as NSString).appendingPathComponent("Info.plist")),
+            if folder.hasSuffix(".xcarchive"),
+                let data = FileManager.default.contents(atPath: (folder as NSString).appendingPathComponent("Info.plist")),
                 let version = archiveBuild(data)
             {
                 archiveHints.append(version)
             }
-            if folder.hasSuffix(".dSYM"), let data = FileManager.default.contents(atPath: (folder as NSString).appendingPathComponent("Contents/Info.plist")),
+            if folder.hasSuffix(".dSYM"),
+                let data = FileManager.default.contents(atPath: (folder as NSString).appendingPathComponent("Contents/Info.plist")),
                 let version = bundleBuild(data)
             {
                 bundleHints.append(version)

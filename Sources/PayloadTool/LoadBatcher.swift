@@ -82,8 +82,9 @@ final class LoadBatcher {
         }
         guard let userID = row.user_id, !userID.isEmpty else {
             // The table needs an owner for every row; a row file written without --user has none.
-            report("error: \(file): row \(rowNumber): no user_id (convert payload dumps with --user UUID) "
-                + "(row_key \(row.row_key))")
+            report(
+                "error: \(file): row \(rowNumber): no user_id (convert payload dumps with --user UUID) "
+                    + "(row_key \(row.row_key))")
             tally.notStored += 1
             failed = true
             return
@@ -161,7 +162,8 @@ final class LoadBatcher {
         guard let index = refusal.index else { return refusal.message }
         var text = "\(refusal.message) (row \(job.rowNumbers[index]), row_key \(job.rows[index].row_key))"
         if refusal.sqlState == "23503" {  // foreign_key_violation: the only foreign key is the owner
-            text += "; user \(job.rows[index].user_id ?? "") is not in yui_users"
+            text +=
+                "; user \(job.rows[index].user_id ?? "") is not in yui_users"
                 + (createUsers ? "" : " (on a test database, --create-users adds it)")
         }
         return text

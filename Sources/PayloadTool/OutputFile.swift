@@ -30,7 +30,10 @@ final class AtomicOutputFile {
         var linkInfo = stat()
         if lstat(path, &linkInfo) == 0, (linkInfo.st_mode & S_IFMT) == S_IFLNK {
             guard let resolved = realpath(path, nil) else {
-                throw OpenError(description: "\(path): a symbolic link to nothing (\(String(cString: strerror(errno)))); --output writes through a link only to an existing file", isUsage: true)
+                throw OpenError(
+                    description:
+                        "\(path): a symbolic link to nothing (\(String(cString: strerror(errno)))); --output writes through a link only to an existing file",
+                    isUsage: true)
             }
             target = String(cString: resolved)
             free(resolved)

@@ -17,7 +17,8 @@ final class ProgressLine {
     ///   - evenForOneInput: unless the line counts something within it (`load`'s rows).
     init(total: Int, evenForOneInput: Bool = false) {
         self.total = total
-        enabled = (total > 1 || evenForOneInput) && isatty(STDERR_FILENO) != 0 && isatty(STDOUT_FILENO) == 0
+        enabled =
+            (total > 1 || evenForOneInput) && isatty(STDERR_FILENO) != 0 && isatty(STDOUT_FILENO) == 0
             && ProcessInfo.processInfo.environment["TERM"] != "dumb"
     }
 

@@ -153,9 +153,10 @@ struct ReportReading {
             guard let all = tally.figures(build: build), all.hasEnoughData else { continue }
             if summaries?.offer(all) ?? false || known[build].map({ $0.rows <= all.rows }) ?? true { known[build] = all }
         }
-        let inWindow = Dictionary(uniqueKeysWithValues: builds.compactMap { build in
-            tally.figures(build: build, fromHour: firstHour).map { (build, $0) }
-        })
+        let inWindow = Dictionary(
+            uniqueKeysWithValues: builds.compactMap { build in
+                tally.figures(build: build, fromHour: firstHour).map { (build, $0) }
+            })
         let chosen: Int
         if let build = options.build {
             chosen = build

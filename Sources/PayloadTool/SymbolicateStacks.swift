@@ -156,16 +156,17 @@ struct StackRun {
         case .json:
             // One stack at a time: the output never holds every stack of a large input.
             stdout.write(stackCount == 0 ? "[" : ",")
-            stdout.write(SymbolicateOutput.encodeCompact(
-                SymbolicateStacks.JSONStack(
-                    app_build: row.app_build, build_folder: folder,
-                    frames: answers.enumerated().map { index, answer in
-                        SymbolicateStacks.JSONFrame(
-                            debug_file: answer.debugFile, image: answer.request.image, index: index,
-                            lookup_address: answer.lookupAddress.map(SymbolicateOutput.hex), offset: answer.request.offset,
-                            status: answer.status.rawValue, symbols: answer.frames.map(SymbolicateOutput.JSONSource.init),
-                            uuid: answer.request.uuid)
-                    }, kind: row.kind, name: row.name, row_key: row.row_key)))
+            stdout.write(
+                SymbolicateOutput.encodeCompact(
+                    SymbolicateStacks.JSONStack(
+                        app_build: row.app_build, build_folder: folder,
+                        frames: answers.enumerated().map { index, answer in
+                            SymbolicateStacks.JSONFrame(
+                                debug_file: answer.debugFile, image: answer.request.image, index: index,
+                                lookup_address: answer.lookupAddress.map(SymbolicateOutput.hex), offset: answer.request.offset,
+                                status: answer.status.rawValue, symbols: answer.frames.map(SymbolicateOutput.JSONSource.init),
+                                uuid: answer.request.uuid)
+                        }, kind: row.kind, name: row.name, row_key: row.row_key)))
         case .folded:
             let line = answers.reversed().flatMap { answer in
                 SymbolicateOutput.foldedNames(image: answer.request.image ?? "???", frame: answer)

@@ -103,8 +103,9 @@ public struct DatabaseURL: Sendable, CustomStringConvertible {
                 if value.hasPrefix("'"), value.hasSuffix("'"), value.count >= 2 {
                     let inner = String(value.dropFirst().dropLast())
                     secrets.append(inner)
-                    secrets.append(inner.replacingOccurrences(of: #"\'"#, with: "'")
-                        .replacingOccurrences(of: #"\\"#, with: #"\"#))
+                    secrets.append(
+                        inner.replacingOccurrences(of: #"\'"#, with: "'")
+                            .replacingOccurrences(of: #"\\"#, with: #"\"#))
                 }
             }
         }

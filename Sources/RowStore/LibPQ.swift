@@ -1,7 +1,7 @@
+internal import CLibpq
 // The one file that talks to libpq. Everything above it sees `PostgresConnection`, `QueryResult`
 // and `ServerError`, never a `PGconn` or a `PGresult`.
 import Foundation
-internal import CLibpq
 
 /// A server's answer to one statement, copied out of the `PGresult` so no C memory outlives the call.
 struct QueryResult {

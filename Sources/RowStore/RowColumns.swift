@@ -91,19 +91,30 @@ enum RowColumns {
         }
 
         if let user = row.user_id { text(user) } else { null() }
-        tab(); text(row.row_key)
-        tab(); text(row.kind)
-        tab(); text(row.name)
-        tab(); integer(row.app_build)
-        tab(); text(row.app_version)
-        tab(); text(row.os)
-        tab(); text(row.device)
+        tab()
+        text(row.row_key)
+        tab()
+        text(row.kind)
+        tab()
+        text(row.name)
+        tab()
+        integer(row.app_build)
+        tab()
+        text(row.app_version)
+        tab()
+        text(row.os)
+        tab()
+        text(row.device)
         flag(row.promotion)
         flag(row.low_power)
-        tab(); integer(row.thermal)
-        tab(); text(row.period_start)
-        tab(); text(row.period_end)
-        tab(); integer(row.n)
+        tab()
+        integer(row.thermal)
+        tab()
+        text(row.period_start)
+        tab()
+        text(row.period_end)
+        tab()
+        integer(row.n)
         tab()
         if let buckets = row.buckets {
             out.append(UInt8(ascii: "{"))
@@ -139,7 +150,8 @@ enum RowColumns {
         var plain = true
         for byte in bytes where byte <= UInt8(ascii: "\\") {
             if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n")
-                || byte == UInt8(ascii: "\r") || byte == 0 {
+                || byte == UInt8(ascii: "\r") || byte == 0
+            {
                 plain = false
                 break
             }
@@ -151,10 +163,18 @@ enum RowColumns {
         for byte in bytes {
             switch byte {
             case 0: return false
-            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "\\"))
-            case UInt8(ascii: "\t"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
-            case UInt8(ascii: "\n"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
-            case UInt8(ascii: "\r"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
+            case UInt8(ascii: "\\"):
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "\\"))
+            case UInt8(ascii: "\t"):
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "t"))
+            case UInt8(ascii: "\n"):
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "n"))
+            case UInt8(ascii: "\r"):
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "r"))
             default: out.append(byte)
             }
         }

@@ -178,9 +178,11 @@ public final class RowDatabase {
             try run("commit")
             return .stored(inserted: keys.count, duplicates: 0)
         }
-        let found = try connection.execute(Self.storedKeysQuery, parameters: [
-            "{" + users.joined(separator: ",") + "}", "{" + keys.joined(separator: ",") + "}",
-        ])
+        let found = try connection.execute(
+            Self.storedKeysQuery,
+            parameters: [
+                "{" + users.joined(separator: ",") + "}", "{" + keys.joined(separator: ",") + "}",
+            ])
         // PostgreSQL prints a uuid in lower case, as `prepare` wrote the keys.
         var seen = Set(found.rows.map { "\($0[0] ?? "") \($0[1] ?? "")" })
         var chosen: [Int] = []
@@ -228,7 +230,8 @@ public final class RowDatabase {
                 if position == 8 || position == 13 || position == 18 || position == 23 {
                     if byte != UInt8(ascii: "-") { return false }
                 } else if !((byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-                    || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f"))) {
+                    || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f")))
+                {
                     return false
                 }
             }
@@ -245,17 +248,20 @@ public final class RowDatabase {
         try run("begin")
         // The columns `yui_perf` stores, without its identity and defaults: CREATE TABLE AS copies
         // their types only. Created once per session (a rolled-back batch takes it along; then again).
-        try run("""
+        try run(
+            """
             create temp table if not exists yui_perf_incoming on commit delete rows as
             select \(RowColumns.names.joined(separator: ", ")) from public.yui_perf with no data
             """)
         _ = try connection.copyIn(
             "copy yui_perf_incoming (\(RowColumns.names.joined(separator: ", "))) from stdin", data: text)
         let columns = RowColumns.names.joined(separator: ", ")
-        let inserted = try connection.execute("""
+        let inserted = try connection.execute(
+            """
             insert into public.yui_perf (\(columns)) select \(columns) from yui_perf_incoming
             on conflict (user_id, row_key) do nothing
-            """).affectedRows
+            """
+        ).affectedRows
         try run("commit")
         return .stored(inserted: inserted, duplicates: rowCount - inserted)
     }
@@ -275,8 +281,10 @@ public final class RowDatabase {
                     continue
                 }
                 if let error = try insertAlone(values) {
-                    refused.append(RefusedRow(index: index, message: url.scrub(error.message),
-                                              constraint: error.constraint, sqlState: error.sqlState))
+                    refused.append(
+                        RefusedRow(
+                            index: index, message: url.scrub(error.message),
+                            constraint: error.constraint, sqlState: error.sqlState))
                 }
             }
             try run("rollback")
@@ -286,8 +294,10 @@ public final class RowDatabase {
         }
         if refused.isEmpty {
             // Each row passes alone, so the batch failed as a whole; say so rather than nothing.
-            refused.append(RefusedRow(index: nil, message: "the batch was refused, but no row is refused on its own",
-                                      constraint: nil, sqlState: ""))
+            refused.append(
+                RefusedRow(
+                    index: nil, message: "the batch was refused, but no row is refused on its own",
+                    constraint: nil, sqlState: ""))
         }
         return refused
     }
@@ -298,7 +308,7 @@ public final class RowDatabase {
         try run("savepoint yui_perf_row")
         do {
             _ = try connection.execute(Self.insertStatement(rowCount: 1), parameters: values)
-        } catch where error.isAboutTheRow {
+        } catch  where error.isAboutTheRow {
             try run("rollback to savepoint yui_perf_row")
             return error
         }

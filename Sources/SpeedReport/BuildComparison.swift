@@ -102,7 +102,8 @@ enum BuildComparison {
                 found.append(
                     Regression(
                         what: "hitches",
-                        text: "scrolls less smoothly (hitches \(Format.tenths(new)) ms/s, was \(Format.tenths(old)), good under \(Format.number(budgets.hitchMillisecondsPerSecond)))",
+                        text:
+                            "scrolls less smoothly (hitches \(Format.tenths(new)) ms/s, was \(Format.tenths(old)), good under \(Format.number(budgets.hitchMillisecondsPerSecond)))",
                         severity: ratio(new, old)))
             }
             if let new = current.memoryPeak, let old = previous.memoryPeak, WorseRules.memoryPeak(new: new, old: old) {
@@ -117,7 +118,8 @@ enum BuildComparison {
                 found.append(
                     Regression(
                         what: "memory_steady",
-                        text: "uses more memory (steady \(Format.whole(new)) MB, was \(Format.whole(old)), budget \(Format.whole(budgets.memoryMegabytes)))",
+                        text:
+                            "uses more memory (steady \(Format.whole(new)) MB, was \(Format.whole(old)), budget \(Format.whole(budgets.memoryMegabytes)))",
                         severity: ratio(new, old)))
             }
         }

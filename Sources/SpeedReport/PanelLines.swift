@@ -5,7 +5,9 @@ import StackSignature
 public enum PanelLines {
     public static func render(_ report: SpeedReport) -> String {
         var lines = tiles(report).map { tile in
-            stat(tile.id, tile.value.map { tile.format($0) + tile.unit } ?? "-", tile.title, delta: tile.delta, spark: tile.spark.map { $0.map(tile.format) ?? "-" }, sub: tile.sub)
+            stat(
+                tile.id, tile.value.map { tile.format($0) + tile.unit } ?? "-", tile.title, delta: tile.delta,
+                spark: tile.spark.map { $0.map(tile.format) ?? "-" }, sub: tile.sub)
         }
         let chart = p95Chart(report)
         lines.append(

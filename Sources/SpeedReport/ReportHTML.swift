@@ -110,21 +110,30 @@ public enum ReportHTML {
         }
         func y(_ value: Double) -> Double { top + plotHeight - value / ceiling * plotHeight }
         page.raw("<section aria-labelledby=\"chart-title\">\n<h2 id=\"chart-title\">p95 by build</h2>\n")
-        page.raw("<svg class=\"chart\" id=\"p95-chart\" viewBox=\"0 0 \(number(width)) \(number(height))\" role=\"img\" aria-labelledby=\"chart-title\">\n")
+        page.raw(
+            "<svg class=\"chart\" id=\"p95-chart\" viewBox=\"0 0 \(number(width)) \(number(height))\" role=\"img\" aria-labelledby=\"chart-title\">\n"
+        )
         // Axes, gridlines and ticks: five steps of a round number of ms.
         for step in 0...4 {
             let value = ceiling * Double(step) / 4
             let gy = number(y(value))
             page.raw("<line class=\"grid\" x1=\"\(number(left))\" x2=\"\(number(width - right))\" y1=\"\(gy)\" y2=\"\(gy)\"/>")
-            page.raw("<text class=\"tick\" x=\"\(number(left - 8))\" y=\"\(gy)\" text-anchor=\"end\" dominant-baseline=\"middle\">\(Format.whole(value))</text>\n")
+            page.raw(
+                "<text class=\"tick\" x=\"\(number(left - 8))\" y=\"\(gy)\" text-anchor=\"end\" dominant-baseline=\"middle\">\(Format.whole(value))</text>\n"
+            )
         }
-        page.raw("<text class=\"axis-label\" x=\"14\" y=\"\(number(top + plotHeight / 2))\" transform=\"rotate(-90 14 \(number(top + plotHeight / 2)))\" text-anchor=\"middle\">p95 (ms)</text>\n")
+        page.raw(
+            "<text class=\"axis-label\" x=\"14\" y=\"\(number(top + plotHeight / 2))\" transform=\"rotate(-90 14 \(number(top + plotHeight / 2)))\" text-anchor=\"middle\">p95 (ms)</text>\n"
+        )
         page.raw("<line class=\"axis\" x1=\"\(number(left))\" x2=\"\(number(left))\" y1=\"\(number(top))\" y2=\"\(number(top + plotHeight))\"/>")
-        page.raw("<line class=\"axis\" x1=\"\(number(left))\" x2=\"\(number(width - right))\" y1=\"\(number(top + plotHeight))\" y2=\"\(number(top + plotHeight))\"/>\n")
+        page.raw(
+            "<line class=\"axis\" x1=\"\(number(left))\" x2=\"\(number(width - right))\" y1=\"\(number(top + plotHeight))\" y2=\"\(number(top + plotHeight))\"/>\n"
+        )
         for (index, build) in chart.builds.enumerated() {
             page.raw("<text class=\"tick\" x=\"\(number(x(index)))\" y=\"\(number(top + plotHeight + 18))\" text-anchor=\"middle\">\(build)</text>")
         }
-        page.raw("\n<text class=\"axis-label\" x=\"\(number(left + plotWidth / 2))\" y=\"\(number(height - 6))\" text-anchor=\"middle\">build</text>\n")
+        page.raw(
+            "\n<text class=\"axis-label\" x=\"\(number(left + plotWidth / 2))\" y=\"\(number(height - 6))\" text-anchor=\"middle\">build</text>\n")
         for (seriesIndex, series) in chart.series.enumerated() {
             let color = seriesColors[seriesIndex % seriesColors.count]
             let points = series.values.enumerated().compactMap { index, value in value.map { "\(number(x(index))),\(number(y($0)))" } }
@@ -219,7 +228,9 @@ public enum ReportHTML {
 
     static func worstStacks(_ report: SpeedReport, into page: inout HTMLText) {
         page.raw("<section aria-labelledby=\"stacks-title\">\n<h2 id=\"stacks-title\">Worst stacks (build \(report.build))</h2>\n")
-        page.raw("<p class=\"hint\">Each opens an icicle graph of its hang stacks, outermost frame on top, widths in hang time. Click a frame to zoom to it; click the top frame to zoom out.</p>\n")
+        page.raw(
+            "<p class=\"hint\">Each opens an icicle graph of its hang stacks, outermost frame on top, widths in hang time. Click a frame to zoom to it; click the top frame to zoom out.</p>\n"
+        )
         if report.worstStacks.isEmpty { page.raw("<p>No hangs or crashes.</p>\n") }
         page.raw("<ol class=\"stacks\">\n")
         for (rank, group) in report.worstStacks.enumerated() {
@@ -239,7 +250,9 @@ public enum ReportHTML {
         if let flames = report.flames, flames.all.totalSeconds > 0 {
             page.raw("<details class=\"stack\" data-graph=\"0\" open><summary>")
             // MetricKit sends a stack for some hangs only: say so, or the graph's total reads as the hang rate's.
-            page.text("All diagnosed hang stacks of build \(report.build): \(WorstStacksReport.seconds(flames.all.totalSeconds)) s (MetricKit sends a stack with some hangs only)")
+            page.text(
+                "All diagnosed hang stacks of build \(report.build): \(WorstStacksReport.seconds(flames.all.totalSeconds)) s (MetricKit sends a stack with some hangs only)"
+            )
             page.raw("</summary><div class=\"flame\" data-graph=\"0\"></div></details>\n")
         }
         page.raw("</section>\n")

@@ -53,8 +53,10 @@ public enum ReportJSON {
                     unit: "ms/s", worse: report.isWorse("hitches"), long: nil),
                 forKey: .hitches)
             try container.encode(Memory(report: report), forKey: .memory)
-            try container.encode(Figure(value: current.cpuPercent, previous: previous?.cpuPercent, budget: nil, unit: "%", worse: false, long: nil), forKey: .cpu)
-            try container.encode(Crashes(count: current.crashes, previous: previous?.crashes, new_signatures: report.newCrashSignatures), forKey: .crashes)
+            try container.encode(
+                Figure(value: current.cpuPercent, previous: previous?.cpuPercent, budget: nil, unit: "%", worse: false, long: nil), forKey: .cpu)
+            try container.encode(
+                Crashes(count: current.crashes, previous: previous?.crashes, new_signatures: report.newCrashSignatures), forKey: .crashes)
             try container.encode(report.worstStacks.map(Stack.init), forKey: .worst_stacks)
             try container.encode(report.regressions.map { Worse(what: $0.what, text: $0.text) }, forKey: .worse)
             try container.encode(report.briefing, forKey: .briefing)

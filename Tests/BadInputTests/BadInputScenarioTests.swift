@@ -11,7 +11,8 @@ import Testing
     @Test func stackNested100000DeepIsRefused() throws {
         let scratch = try ScratchFolder("deep")
         defer { scratch.remove() }
-        let frame = #"{"binaryName": "YuiApp", "binaryUUID": "4C4C4C4C-5555-3144-A1B2-000000000130", "offsetIntoBinaryTextSegment": 4096, "sampleCount": 1"#
+        let frame =
+            #"{"binaryName": "YuiApp", "binaryUUID": "4C4C4C4C-5555-3144-A1B2-000000000130", "offsetIntoBinaryTextSegment": 4096, "sampleCount": 1"#
         let deep = nestedHang(depth: 100_000, frame: frame)
         let path = try scratch.write("deep.json", Array(deep.utf8))
         let run = runTool(["rows", path])
@@ -36,7 +37,9 @@ import Testing
         #expect(!converted)
         #expect(rows.isEmpty)
         #expect(
-            diagnostics.contains { $0.severity == .error && $0.file == "deep.json" && $0.message.contains("subFrames nested deeper than 130 frames") },
+            diagnostics.contains {
+                $0.severity == .error && $0.file == "deep.json" && $0.message.contains("subFrames nested deeper than 130 frames")
+            },
             "\(diagnostics)")
     }
 
@@ -70,7 +73,8 @@ import Testing
     /// A 1 GiB line on standard input (a pipe, so nothing touches the disk) is skipped without
     /// being held: the lines around it are converted, and the process never holds the line.
     @Test func oneGigabyteLineIsSkippedWithoutHoldingIt() throws {
-        let good = hangPayload(frames: [("YuiApp", "4C4C4C4C-5555-3144-A1B2-000000000130", 4096)])
+        let good =
+            hangPayload(frames: [("YuiApp", "4C4C4C4C-5555-3144-A1B2-000000000130", 4096)])
             .split(separator: "\n").joined() + "\n"
         var descriptors: [Int32] = [0, 0]
         try #require(pipe(&descriptors) == 0)
@@ -233,7 +237,8 @@ import Testing
         // The same stack with the real UUID against the secret folder as the root does symbolicate,
         // so the check above is not empty.
         let control = runTool(["symbolicate", "--json", "--dsyms", scratch.file("secret"), payload])
-        #expect(control.stdout.contains("\"status\" : \"symbolicated\"") || control.stdout.contains("\"status\":\"symbolicated\""), "\(control.stdout)")
+        #expect(
+            control.stdout.contains("\"status\" : \"symbolicated\"") || control.stdout.contains("\"status\":\"symbolicated\""), "\(control.stdout)")
     }
 
     // MARK: Broken debug files beside good ones
@@ -256,13 +261,16 @@ import Testing
         // Outermost first: YuiApp calls into YuiKit, whose innermost frame is at 0x4004.
         let payload = try scratch.write(
             "hang.json",
-            Array(hangPayload(frames: [
-                ("YuiApp", "4C4C4C4C-5555-3144-A1B2-000000000130", 0x4010),
-                ("YuiKit", "4C4C4C4C-5555-3144-A1B2-0000000B0130", 0x4004),
-            ]).utf8))
+            Array(
+                hangPayload(frames: [
+                    ("YuiApp", "4C4C4C4C-5555-3144-A1B2-000000000130", 0x4010),
+                    ("YuiKit", "4C4C4C4C-5555-3144-A1B2-0000000B0130", 0x4004),
+                ]).utf8))
         let run = runTool(["symbolicate", "--json", "--dsyms", root, payload])
         #expect(run.status == 1, "\(run.stderr)")
-        #expect(run.stderrLines.contains { $0.hasPrefix("error: ") && $0.contains(truncated + ": load commands") && $0.contains("run past the end") }, "\(run.stderr)")
+        #expect(
+            run.stderrLines.contains { $0.hasPrefix("error: ") && $0.contains(truncated + ": load commands") && $0.contains("run past the end") },
+            "\(run.stderr)")
         #expect(run.stderrLines.contains { $0.contains(overlapping + ": fat slice 1 overlaps") }, "\(run.stderr)")
         #expect(run.stderrLines.contains { $0.contains(cutDWARF + ": corrupt DWARF") }, "\(run.stderr)")
 

@@ -29,10 +29,11 @@ import Testing
 
         // Hang: a sample tree rooted at dyld's start; the heaviest path, innermost first.
         let hang = try #require(result.rows[2].stack)
-        #expect(hang.map(\.offset) == [
-            0x3A1B4, 0x40B0, 0x4110, 0x41D0, 0x1A2B40, 0x2D4C18, 0x2F1D44, 0x36A0C, 0x36C10, 0x37B70, 0x1354, 0x3E5B2C,
-            0x3E5728, 0x4038, 0x5E4C,
-        ])
+        #expect(
+            hang.map(\.offset) == [
+                0x3A1B4, 0x40B0, 0x4110, 0x41D0, 0x1A2B40, 0x2D4C18, 0x2F1D44, 0x36A0C, 0x36C10, 0x37B70, 0x1354, 0x3E5B2C,
+                0x3E5728, 0x4038, 0x5E4C,
+            ])
         #expect(hang.first?.image == "libswiftCore.dylib")
         #expect(hang.last?.image == "dyld")
     }
@@ -72,7 +73,8 @@ import Testing
             "libsystem_kernel.dylib", uuid: kernelUUID, address: systemLoad + 0x1A44, offset: systemLoad,
             subFrames: [frameJSON("YuiApp", uuid: appUUID, address: appLoad + 0x8A1C, offset: 0x8A1C)])
         let text = diagnosticPayload(
-            "\"crashDiagnostics\" : [ { \"callStackTree\" : \(callStackTree([chain])), \"diagnosticMetaData\" : \(diagnosticMeta("\"signal\" : 11")) } ]")
+            "\"crashDiagnostics\" : [ { \"callStackTree\" : \(callStackTree([chain])), \"diagnosticMetaData\" : \(diagnosticMeta("\"signal\" : 11")) } ]"
+        )
         let stack = try #require(try convert(text).row("crash").stack)
         #expect(stack.map(\.offset) == [0x1A44, 0x8A1C])
     }
@@ -82,7 +84,8 @@ import Testing
         var crashChain = ""
         for depth in (0..<40).reversed() {
             let offset = UInt64(0x1000 + depth * 4)
-            crashChain = frameJSON("YuiApp", uuid: appUUID, address: appLoad + offset, offset: offset, subFrames: crashChain.isEmpty ? [] : [crashChain])
+            crashChain = frameJSON(
+                "YuiApp", uuid: appUUID, address: appLoad + offset, offset: offset, subFrames: crashChain.isEmpty ? [] : [crashChain])
         }
         // A sample tree 40 deep, outermost at the root: the innermost is the deepest.
         var tree = ""
@@ -90,7 +93,8 @@ import Testing
             let offset = UInt64(0x2000 + depth * 4)
             tree = frameJSON("YuiApp", uuid: appUUID, address: appLoad + offset, offset: offset, samples: 5, subFrames: tree.isEmpty ? [] : [tree])
         }
-        let text = diagnosticPayload("""
+        let text = diagnosticPayload(
+            """
             "crashDiagnostics" : [ { "callStackTree" : \(callStackTree([crashChain])), "diagnosticMetaData" : \(diagnosticMeta("\"signal\" : 11")) } ],
             "hangDiagnostics" : [ { "callStackTree" : \(callStackTree([tree])), "diagnosticMetaData" : \(diagnosticMeta("\"hangDuration\" : \"1 sec\"")) } ]
             """)
@@ -111,7 +115,9 @@ import Testing
         let light = frameJSON("YuiApp", uuid: appUUID, address: appLoad + 0xC0, offset: 0xC0, samples: 2)
         let root = frameJSON("YuiApp", uuid: appUUID, address: appLoad + 0x10, offset: 0x10, samples: 12, subFrames: [light, leafA, leafB])
         let otherRoot = frameJSON("YuiApp", uuid: appUUID, address: appLoad + 0x20, offset: 0x20, samples: 12)
-        let text = diagnosticPayload("\"hangDiagnostics\" : [ { \"callStackTree\" : \(callStackTree([root, otherRoot])), \"diagnosticMetaData\" : \(diagnosticMeta("\"hangDuration\" : \"1 sec\"")) } ]")
+        let text = diagnosticPayload(
+            "\"hangDiagnostics\" : [ { \"callStackTree\" : \(callStackTree([root, otherRoot])), \"diagnosticMetaData\" : \(diagnosticMeta("\"hangDuration\" : \"1 sec\"")) } ]"
+        )
         let stack = try #require(try convert(text).row("hang").stack)
         #expect(stack.map(\.offset) == [0xA0, 0x10])
     }
@@ -137,7 +143,9 @@ import Testing
 
     @Test func diagnosticWithoutUsableFramesHasANullStackAndAWarning() throws {
         let frame = "{ \"binaryName\" : \"YuiApp\" }"
-        let text = diagnosticPayload("\"hangDiagnostics\" : [ { \"callStackTree\" : \(callStackTree([frame])), \"diagnosticMetaData\" : \(diagnosticMeta("\"hangDuration\" : \"1 sec\"")) } ]")
+        let text = diagnosticPayload(
+            "\"hangDiagnostics\" : [ { \"callStackTree\" : \(callStackTree([frame])), \"diagnosticMetaData\" : \(diagnosticMeta("\"hangDuration\" : \"1 sec\"")) } ]"
+        )
         let result = convert(text)
         #expect(result.succeeded)
         #expect(try result.row("hang").stack == nil)
@@ -146,7 +154,9 @@ import Testing
 
     @Test func imageNamesKeepOnlyTheAllowedCharacters() throws {
         let frame = "{ \"binaryName\" : \"Yui App (beta)/x\\\\y.dylib\", \"address\" : 100, \"offsetIntoBinaryTextSegment\" : 4 }"
-        let text = diagnosticPayload("\"hangDiagnostics\" : [ { \"callStackTree\" : \(callStackTree([frame])), \"diagnosticMetaData\" : \(diagnosticMeta("\"hangDuration\" : \"1 sec\"")) } ]")
+        let text = diagnosticPayload(
+            "\"hangDiagnostics\" : [ { \"callStackTree\" : \(callStackTree([frame])), \"diagnosticMetaData\" : \(diagnosticMeta("\"hangDuration\" : \"1 sec\"")) } ]"
+        )
         #expect(try convert(text).row("hang").stack?.first?.image == "YuiAppbetaxy.dylib")
     }
 }

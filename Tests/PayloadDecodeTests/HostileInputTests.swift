@@ -19,9 +19,12 @@ import Testing
     @Test func subFramesDeeperThan130AreRefused() throws {
         var chain = ""
         for depth in 0..<131 {
-            chain = frameJSON("YuiApp", uuid: appUUID, address: appLoad + UInt64(depth), offset: UInt64(depth), subFrames: chain.isEmpty ? [] : [chain])
+            chain = frameJSON(
+                "YuiApp", uuid: appUUID, address: appLoad + UInt64(depth), offset: UInt64(depth), subFrames: chain.isEmpty ? [] : [chain])
         }
-        let text = diagnosticPayload("\"crashDiagnostics\" : [ { \"callStackTree\" : \(callStackTree([chain])), \"diagnosticMetaData\" : \(diagnosticMeta("\"signal\" : 11")) } ]")
+        let text = diagnosticPayload(
+            "\"crashDiagnostics\" : [ { \"callStackTree\" : \(callStackTree([chain])), \"diagnosticMetaData\" : \(diagnosticMeta("\"signal\" : 11")) } ]"
+        )
         let result = convert(text)
         #expect(!result.succeeded)
         #expect(result.rows.isEmpty)
@@ -31,7 +34,8 @@ import Testing
     @Test func subFrames100000DeepStopAtTheJSONLimit() throws {
         let open = String(repeating: "{\"address\":1,\"subFrames\":[", count: 100_000)
         let close = String(repeating: "]}", count: 100_000)
-        let text = diagnosticPayload("\"hangDiagnostics\" : [ { \"callStackTree\" : { \"callStacks\" : [ { \"callStackRootFrames\" : [ \(open)\(close) ] } ] } } ]")
+        let text = diagnosticPayload(
+            "\"hangDiagnostics\" : [ { \"callStackTree\" : { \"callStacks\" : [ { \"callStackRootFrames\" : [ \(open)\(close) ] } ] } } ]")
         let result = convert(text)
         #expect(!result.succeeded)
         #expect(result.errors.first?.message.contains("nested deeper") == true)
@@ -68,7 +72,8 @@ import Testing
         let frame = "{ \"binaryName\" : \"YuiApp\", \"address\" : \(number), \"offsetIntoBinaryTextSegment\" : \(number) }"
         let good = frameJSON("YuiApp", uuid: appUUID, address: appLoad + 0x10, offset: 0x10)
         let tree = "{ \"callStacks\" : [ { \"callStackRootFrames\" : [ \(frame.dropLast()), \"subFrames\" : [ \(good) ] } ] } ] }"
-        let text = diagnosticPayload("\"crashDiagnostics\" : [ { \"callStackTree\" : \(tree), \"diagnosticMetaData\" : \(diagnosticMeta("\"signal\" : 11")) } ]")
+        let text = diagnosticPayload(
+            "\"crashDiagnostics\" : [ { \"callStackTree\" : \(tree), \"diagnosticMetaData\" : \(diagnosticMeta("\"signal\" : 11")) } ]")
         let result = convert(text)
         #expect(result.succeeded)
         #expect(try result.row("crash").stack == [StackFrame(image: "YuiApp", uuid: appUUID, offset: 0x10)])
@@ -78,7 +83,9 @@ import Testing
     @Test func largestOffsetIsAccepted() throws {
         // Without an address there is nothing to compare with: the field is the offset.
         let frame = "{ \"offsetIntoBinaryTextSegment\" : 18446744073709551615 }"
-        let text = diagnosticPayload("\"crashDiagnostics\" : [ { \"callStackTree\" : \(callStackTree([frame])), \"diagnosticMetaData\" : \(diagnosticMeta("\"signal\" : 11")) } ]")
+        let text = diagnosticPayload(
+            "\"crashDiagnostics\" : [ { \"callStackTree\" : \(callStackTree([frame])), \"diagnosticMetaData\" : \(diagnosticMeta("\"signal\" : 11")) } ]"
+        )
         #expect(try convert(text).row("crash").stack?.first?.offset == UInt64.max)
     }
 
@@ -96,12 +103,14 @@ import Testing
     }
 
     @Test func wrongTypesAreReportedNotTrapped() throws {
-        let result = convert(metricPayload("""
-            "cpuMetrics" : { "cumulativeCPUTime" : 100 },
-            "memoryMetrics" : [ 1, 2 ],
-            "applicationTimeMetrics" : { "cumulativeForegroundTime" : "60 sec" },
-            "applicationResponsivenessMetrics" : { "histogrammedAppHangTime" : { "histogramValue" : [ ] } }
-            """))
+        let result = convert(
+            metricPayload(
+                """
+                "cpuMetrics" : { "cumulativeCPUTime" : 100 },
+                "memoryMetrics" : [ 1, 2 ],
+                "applicationTimeMetrics" : { "cumulativeForegroundTime" : "60 sec" },
+                "applicationResponsivenessMetrics" : { "histogrammedAppHangTime" : { "histogramValue" : [ ] } }
+                """))
         #expect(result.succeeded)
         #expect(result.rows.map(\.name) == ["fg_time"])
         #expect(result.warnings.count == 3)

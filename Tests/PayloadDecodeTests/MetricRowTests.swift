@@ -13,10 +13,12 @@ import Testing
     /// 2.5 in the second, 5000 in the 17th, 5001 in the 18th.
     @Test func midpointsOnTheEdges() throws {
         let hangs = histogram([("0", "0", 1), ("1", "3", 2), ("2", "3", 1), ("4990", "5010", 1), ("5000", "5002", 1)])
-        let result = convert(metricPayload("""
-            "applicationResponsivenessMetrics" : { "histogrammedAppHangTime" : \(hangs) },
-            "applicationTimeMetrics" : { "cumulativeForegroundTime" : "3600 sec" }
-            """))
+        let result = convert(
+            metricPayload(
+                """
+                "applicationResponsivenessMetrics" : { "histogrammedAppHangTime" : \(hangs) },
+                "applicationTimeMetrics" : { "cumulativeForegroundTime" : "3600 sec" }
+                """))
         #expect(result.succeeded)
         let row = try result.row("hang_rate")
         #expect(row.buckets == [3, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1])
@@ -56,10 +58,12 @@ import Testing
     @Test func hangRateInSecondsPerForegroundHour() throws {
         // 3 × 254.5 ms + 1 × 1005 ms = 1.7685 s of hangs in 1800 s (half an hour) of foreground.
         let hangs = histogram([("250", "259", 3), ("1000", "1010", 1)])
-        let result = convert(metricPayload("""
-            "applicationResponsivenessMetrics" : { "histogrammedAppHangTime" : \(hangs) },
-            "applicationTimeMetrics" : { "cumulativeForegroundTime" : "1,800 sec" }
-            """))
+        let result = convert(
+            metricPayload(
+                """
+                "applicationResponsivenessMetrics" : { "histogrammedAppHangTime" : \(hangs) },
+                "applicationTimeMetrics" : { "cumulativeForegroundTime" : "1,800 sec" }
+                """))
         let row = try result.row("hang_rate")
         #expect(abs(try #require(row.value) - 3.537) < 1e-9)
         #expect(row.n == 4)
@@ -146,10 +150,13 @@ import Testing
     }
 
     @Test func unknownUnitWarnsWithFilePayloadAndKeyAndTheRestConverts() throws {
-        let text = "[" + metricPayload("") + ", " + metricPayload("""
-            "memoryMetrics" : { "peakMemoryUsage" : "12 parsecs" },
-            "applicationTimeMetrics" : { "cumulativeForegroundTime" : "5400 sec" }
-            """) + "]"
+        let text =
+            "[" + metricPayload("") + ", "
+            + metricPayload(
+                """
+                "memoryMetrics" : { "peakMemoryUsage" : "12 parsecs" },
+                "applicationTimeMetrics" : { "cumulativeForegroundTime" : "5400 sec" }
+                """) + "]"
         let result = convert(text, fileName: "dumps/day.json")
         #expect(result.succeeded)
         let warning = try #require(result.warnings.first)
@@ -160,7 +167,8 @@ import Testing
     @Test func timestampForms() throws {
         var berlin = ConversionOptions()
         berlin.timeZone = try #require(TimeZone(identifier: "Europe/Berlin"))
-        let zoneless = metricPayload("\"cpuMetrics\" : { \"cumulativeCPUTime\" : \"1 sec\" }", begin: "2022-11-14 00:00:00", end: "2023-07-14 23:59:00")
+        let zoneless = metricPayload(
+            "\"cpuMetrics\" : { \"cumulativeCPUTime\" : \"1 sec\" }", begin: "2022-11-14 00:00:00", end: "2023-07-14 23:59:00")
         let row = try convert(zoneless, options: berlin).row("cpu_time")
         #expect(row.period_start == "2022-11-13T23:00:00Z")  // CET, UTC+1
         #expect(row.period_end == "2023-07-14T21:59:00Z")  // CEST, UTC+2
@@ -170,7 +178,8 @@ import Testing
         india.timeZone = try #require(TimeZone(secondsFromGMT: 5 * 3600 + 1800))
         #expect(try convert(zoneless, options: india).row("cpu_time").period_start == "2022-11-13T18:30:00Z")
         // A timestamp with its own zone ignores --timezone.
-        let zoned = metricPayload("\"cpuMetrics\" : { \"cumulativeCPUTime\" : \"1 sec\" }", begin: "2020-10-10 04:00:00 +0000", end: "2020-10-11 03:59:00 -0130")
+        let zoned = metricPayload(
+            "\"cpuMetrics\" : { \"cumulativeCPUTime\" : \"1 sec\" }", begin: "2020-10-10 04:00:00 +0000", end: "2020-10-11 03:59:00 -0130")
         let zonedRow = try convert(zoned, options: berlin).row("cpu_time")
         #expect(zonedRow.period_start == "2020-10-10T04:00:00Z")
         #expect(zonedRow.period_end == "2020-10-11T05:29:00Z")

@@ -121,8 +121,10 @@ import Testing
         #expect(row.tableViolations().contains { $0.contains("not 1 to 100") })
     }
 
-    @Test(arguments: [("iPhone17,2", true), ("iPad16,6", true), ("arm64", true), ("MacBookPro18,3", true), ("iPhone", false),
-        ("iPhone17", false), ("17,2", false), ("iPhone17,2 ", false), ("x86_64", false), ("iPhone17,", false)])
+    @Test(arguments: [
+        ("iPhone17,2", true), ("iPad16,6", true), ("arm64", true), ("MacBookPro18,3", true), ("iPhone", false),
+        ("iPhone17", false), ("17,2", false), ("iPhone17,2 ", false), ("x86_64", false), ("iPhone17,", false),
+    ])
     func devicePattern(device: String, fits: Bool) {
         #expect(ColumnPatterns.isDevice(device) == fits)
     }
@@ -190,10 +192,16 @@ import Testing
     @Test func csvQuotesWhatNeedsQuoting() throws {
         let rows = try convertFile(Samples.path("diagnostics-ios18-crashes-hang.json")).rows
         let lines = RowWriter.text(of: rows, format: .csv).split(separator: "\n")
-        #expect(lines.first == "user_id,row_key,kind,name,app_build,app_version,os,device,promotion,low_power,thermal,period_start,period_end,n,buckets,p50,p95,max,value,stack")
+        #expect(
+            lines.first
+                == "user_id,row_key,kind,name,app_build,app_version,os,device,promotion,low_power,thermal,period_start,period_end,n,buckets,p50,p95,max,value,stack"
+        )
         #expect(lines.count == 4)
         let crash = String(lines[1])
-        #expect(crash.hasPrefix(",\(rows[0].row_key),diagnostic,crash,130,2.1.0,18.2,\"iPhone17,2\",true,false,0,2024-12-20T09:41:07Z,2024-12-20T09:41:07Z,1,,,,,,\"[{\"\"image\"\":\"\"libswiftCore.dylib\"\""))
+        #expect(
+            crash.hasPrefix(
+                ",\(rows[0].row_key),diagnostic,crash,130,2.1.0,18.2,\"iPhone17,2\",true,false,0,2024-12-20T09:41:07Z,2024-12-20T09:41:07Z,1,,,,,,\"[{\"\"image\"\":\"\"libswiftCore.dylib\"\""
+            ))
         let metrics = RowWriter.text(of: try convertFile(Samples.path("metrics-ios16.json")).rows, format: .csv)
         #expect(metrics.contains(",\"{0,0,0,0,0,0,0,0,0,0,0,0,8,3,0,1,0,1}\","))
     }
@@ -202,7 +210,8 @@ import Testing
         let rows = try convertFile(Samples.path("metrics-ios16.json")).rows + convertFile(Samples.path("diagnostic-single-hang.json")).rows
         let lines = RowWriter.text(of: rows, format: .sql).split(separator: "\n")
         #expect(lines.count == rows.count)
-        let prefix = "INSERT INTO public.yui_perf (user_id, row_key, kind, name, app_build, app_version, os, device, promotion, low_power, thermal, period_start, period_end, n, buckets, p50, p95, max, value, stack) VALUES (NULL, '"
+        let prefix =
+            "INSERT INTO public.yui_perf (user_id, row_key, kind, name, app_build, app_version, os, device, promotion, low_power, thermal, period_start, period_end, n, buckets, p50, p95, max, value, stack) VALUES (NULL, '"
         #expect(lines.allSatisfy { $0.hasPrefix(prefix) && $0.hasSuffix(") ON CONFLICT (user_id, row_key) DO NOTHING;") })
         #expect(lines[1].contains("'{0,0,0,0,0,0,0,0,0,0,0,0,8,3,0,1,0,1}'::int[], 371.875, 5351.575, 6004.5, 10.7585, NULL)"))
         #expect(lines.last!.contains("'[{\"image\":\"libswiftCore.dylib\",\"uuid\":\"7B2F9E4D-6A1C-3D85-9E37-2C8B5F0A1D96\",\"offset\":238004}"))
@@ -275,12 +284,15 @@ import Testing
         try pipe.fileHandleForWriting.close()
         var rows: [Row] = []
         var reports: [InputDiagnostic] = []
-        let ok = RowSource.readRows(path: "-", options: ConversionOptions(), standardInput: pipe.fileHandleForReading, report: { reports.append($0) }, emit: { rows.append($0) })
+        let ok = RowSource.readRows(
+            path: "-", options: ConversionOptions(), standardInput: pipe.fileHandleForReading, report: { reports.append($0) },
+            emit: { rows.append($0) })
         #expect(ok)
         #expect(rows.count == 7)
         let empty = Pipe()
         try empty.fileHandleForWriting.close()
-        RowSource.readRows(path: "-", options: ConversionOptions(), standardInput: empty.fileHandleForReading, report: { reports.append($0) }, emit: { _ in })
+        RowSource.readRows(
+            path: "-", options: ConversionOptions(), standardInput: empty.fileHandleForReading, report: { reports.append($0) }, emit: { _ in })
         #expect(reports.first?.description == "<stdin>: empty input, a JSON value was expected")
     }
 }

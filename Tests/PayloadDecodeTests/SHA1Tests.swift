@@ -3,7 +3,9 @@ import Testing
 @testable import PayloadDecode
 
 @Suite struct SHA1Tests {
-    func hex(_ bytes: [UInt8]) -> String { bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() }
+    func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+    }
 
     @Test(arguments: [
         ("", "da39a3ee5e6b4b0d3255bfef95601890afd80709"),

@@ -79,7 +79,8 @@ func histogram(_ buckets: [(String, String, Int)], unit: String = "ms") -> Strin
 
 /// A frame object; `subFrames` nested when given.
 func frameJSON(_ image: String, uuid: String, address: UInt64, offset: UInt64, samples: Int = 1, subFrames: [String] = []) -> String {
-    var text = "{ \"binaryName\" : \"\(image)\", \"binaryUUID\" : \"\(uuid)\", \"address\" : \(address), \"offsetIntoBinaryTextSegment\" : \(offset), \"sampleCount\" : \(samples)"
+    var text =
+        "{ \"binaryName\" : \"\(image)\", \"binaryUUID\" : \"\(uuid)\", \"address\" : \(address), \"offsetIntoBinaryTextSegment\" : \(offset), \"sampleCount\" : \(samples)"
     if !subFrames.isEmpty { text += ", \"subFrames\" : [ \(subFrames.joined(separator: ", ")) ]" }
     return text + " }"
 }

@@ -21,7 +21,8 @@ import Testing
         var script = "import zipfile\nz = zipfile.ZipFile(\(pythonString(path)), 'w')\n"
         for entry in entries {
             if entry.isLink {
-                script += "i = zipfile.ZipInfo(\(pythonString(entry.entry))); i.external_attr = 0o120777 << 16; z.writestr(i, \(pythonString(entry.source)))\n"
+                script +=
+                    "i = zipfile.ZipInfo(\(pythonString(entry.entry))); i.external_attr = 0o120777 << 16; z.writestr(i, \(pythonString(entry.source)))\n"
             } else if entry.isText {
                 script += "z.writestr(\(pythonString(entry.entry)), \(pythonString(entry.source)))\n"
             } else {
@@ -39,7 +40,8 @@ import Testing
     }
 
     func pythonString(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
+        "'"
+            + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
             .replacingOccurrences(of: "\n", with: "\\n") + "'"
     }
 
@@ -51,7 +53,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let archive = folder.appendingPathComponent("Yui 2.1.xcarchive")
         try FileManager.default.createDirectory(at: archive.appendingPathComponent("dSYMs"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: try fixture("builds/130/YuiApp.app.dSYM"), toPath: archive.appendingPathComponent("dSYMs/YuiApp.app.dSYM").path)
+        try FileManager.default.copyItem(
+            atPath: try fixture("builds/130/YuiApp.app.dSYM"), toPath: archive.appendingPathComponent("dSYMs/YuiApp.app.dSYM").path)
         let plist = """
             <?xml version="1.0" encoding="UTF-8"?>
             <plist version="1.0"><dict><key>ApplicationProperties</key><dict><key>CFBundleVersion</key><string>777</string></dict></dict></plist>
@@ -79,18 +82,27 @@ import Testing
             <?xml version="1.0" encoding="UTF-8"?>
             <plist version="1.0"><dict><key>CFBundleVersion</key><string>131</string></dict></plist>
             """
-        let zip = try zip("appDsyms.zip", [
-            ("YuiKit.framework.dSYM/Contents/Resources/DWARF/YuiKit", try fixture("builds/130/YuiKit.framework.dSYM/Contents/Resources/DWARF/YuiKit"), false, false),
-            ("YuiKit.framework.dSYM/Contents/Info.plist", plist, true, false),
-            ("YuiCore.framework.dSYM/Contents/Resources/DWARF/YuiCore", try fixture("other/YuiCore.framework.dSYM/Contents/Resources/DWARF/YuiCore"), false, false),
-            ("YuiCore.framework.dSYM/Contents/Info.plist", plist, true, false),
-        ])
+        let zip = try zip(
+            "appDsyms.zip",
+            [
+                (
+                    "YuiKit.framework.dSYM/Contents/Resources/DWARF/YuiKit",
+                    try fixture("builds/130/YuiKit.framework.dSYM/Contents/Resources/DWARF/YuiKit"), false, false
+                ),
+                ("YuiKit.framework.dSYM/Contents/Info.plist", plist, true, false),
+                (
+                    "YuiCore.framework.dSYM/Contents/Resources/DWARF/YuiCore",
+                    try fixture("other/YuiCore.framework.dSYM/Contents/Resources/DWARF/YuiCore"), false, false
+                ),
+                ("YuiCore.framework.dSYM/Contents/Info.plist", plist, true, false),
+            ])
         let run = CommandRun(["dsyms", "import", "--dsyms", root, zip])
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(files("131") == [
-            "4C4C4C4C-5555-3144-A1B2-0000000B0130-YuiKit",
-            "4C4C4C4C-5555-3144-A1B2-0000000C0001_4C4C4C4C-5555-3144-A1B2-0000000C0002-YuiCore",
-        ])
+        #expect(
+            files("131") == [
+                "4C4C4C4C-5555-3144-A1B2-0000000B0130-YuiKit",
+                "4C4C4C4C-5555-3144-A1B2-0000000C0001_4C4C4C4C-5555-3144-A1B2-0000000C0002-YuiCore",
+            ])
         #expect(run.stdout.contains("arm64,x86_64"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: root).filter { $0.hasPrefix(".") }.isEmpty)
         let again = CommandRun(["dsyms", "import", "--dsyms", root, zip])
@@ -99,12 +111,20 @@ import Testing
 
     @Test func entriesThatLeaveTheRootAreRefusedAndNothingIsWrittenOutside() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let zip = try zip("evil.zip", [
-            ("../../escaped.dSYM/Contents/Resources/DWARF/escaped", try fixture("builds/130/YuiApp.app.dSYM/Contents/Resources/DWARF/YuiApp"), false, false),
-            ("/tmp/absolute.dSYM/Contents/Resources/DWARF/absolute", "x", true, false),
-            ("link.dSYM/Contents/Resources/DWARF/link", "/etc/passwd", false, true),
-            ("YuiApp.app.dSYM/Contents/Resources/DWARF/YuiApp", try fixture("builds/130/YuiApp.app.dSYM/Contents/Resources/DWARF/YuiApp"), false, false),
-        ])
+        let zip = try zip(
+            "evil.zip",
+            [
+                (
+                    "../../escaped.dSYM/Contents/Resources/DWARF/escaped", try fixture("builds/130/YuiApp.app.dSYM/Contents/Resources/DWARF/YuiApp"),
+                    false, false
+                ),
+                ("/tmp/absolute.dSYM/Contents/Resources/DWARF/absolute", "x", true, false),
+                ("link.dSYM/Contents/Resources/DWARF/link", "/etc/passwd", false, true),
+                (
+                    "YuiApp.app.dSYM/Contents/Resources/DWARF/YuiApp", try fixture("builds/130/YuiApp.app.dSYM/Contents/Resources/DWARF/YuiApp"),
+                    false, false
+                ),
+            ])
         let before = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         let run = CommandRun(["dsyms", "import", "--dsyms", root, "--build", "5", zip])
         #expect(run.status == 1)

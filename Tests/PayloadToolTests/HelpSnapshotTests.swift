@@ -37,6 +37,9 @@ import Testing
             return
         }
         let expected = try String(contentsOf: file, encoding: .utf8)
-        #expect(stdout == expected, "'payload-tool \(arguments.joined(separator: " "))' differs from \(file.path); if the change is meant, re-record with YUI_RECORD_SNAPSHOTS=1")
+        #expect(
+            stdout == expected,
+            "'payload-tool \(arguments.joined(separator: " "))' differs from \(file.path); if the change is meant, re-record with YUI_RECORD_SNAPSHOTS=1"
+        )
     }
 }

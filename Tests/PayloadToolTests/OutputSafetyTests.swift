@@ -18,7 +18,9 @@ import Testing
     }
 
     /// Runs the executable with standard output going to `output` (a file handle) or a pipe.
-    func run(_ arguments: [String], output: FileHandle? = nil) throws -> (status: Int32, reason: Process.TerminationReason, stdout: String, stderr: String) {
+    func run(
+        _ arguments: [String], output: FileHandle? = nil
+    ) throws -> (status: Int32, reason: Process.TerminationReason, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = try TopBinary.executable()
         process.arguments = arguments
@@ -31,7 +33,9 @@ import Testing
         let outData = output == nil ? out.fileHandleForReading.readDataToEndOfFile() : Data()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, process.terminationReason, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        return (
+            process.terminationStatus, process.terminationReason, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self)
+        )
     }
 
     func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
@@ -183,7 +187,10 @@ import Testing
         let run = CommandRun(["symbolicate", "--object", object, "--json"], stdin: input)
         #expect(run.status == 1)
         #expect(run.stderr == "error: <stdin>: line 2: a line of 10000000 bytes, longer than 1024: not an address\n")
-        struct Answer: Decodable { var input: String; var status: String? }
+        struct Answer: Decodable {
+            var input: String
+            var status: String?
+        }
         let answers = try JSONDecoder().decode([Answer].self, from: Data(run.stdout.utf8))
         #expect(answers.map(\.input.count) == [8, 1_025, 8])
         #expect(run.stdout.count < 2_000)

@@ -94,7 +94,9 @@ enum RealDebugFiles {
     }
 
     /// `symbolicate --object` on one slice, addresses on stdin, in direct or index mode.
-    static func symbolicate(_ relativePath: String, uuid: String, addresses: [String], format: String, indexFolder: String?)
+    static func symbolicate(
+        _ relativePath: String, uuid: String, addresses: [String], format: String, indexFolder: String?
+    )
         throws -> CommandRun
     {
         var arguments = ["symbolicate", "--object", try path(relativePath), "--uuid", uuid]
@@ -238,10 +240,11 @@ struct Agreement {
                 "1   yui-linux               0x0000000000000001 yui-linux - 2097151 [no symbol at 0x1]",
             ])
         let binary = CommandRun(["symbolicate", "--object", try RealDebugFiles.path("symbolic-macos/binary/crash"), "0x100000000", "0x100001000"])
-        #expect(binary.stdout.split(separator: "\n").map(String.init) == [
-            "0   crash                   0x0000000100000000 crash + 0 [no symbol at 0x100000000]",
-            "1   crash                   0x0000000100001000 MinidumpFileWriter.CopyStringToMDString + 16 [symbol table]",
-        ])
+        #expect(
+            binary.stdout.split(separator: "\n").map(String.init) == [
+                "0   crash                   0x0000000100000000 crash + 0 [no symbol at 0x100000000]",
+                "1   crash                   0x0000000100001000 MinidumpFileWriter.CopyStringToMDString + 16 [symbol table]",
+            ])
     }
 }
 
@@ -255,7 +258,10 @@ struct Agreement {
         for extra in [[], ["--index-folder", folder]] {
             let run = CommandRun(["symbolicate", "--object", object, "--offsets", "--json", "0xffffffffffffffff", "0x4058"] + extra)
             #expect(run.status == 0)
-            struct Answer: Decodable { var status: String; var lookup_address: String? }
+            struct Answer: Decodable {
+                var status: String
+                var lookup_address: String?
+            }
             let answers = try JSONDecoder().decode([Answer].self, from: Data(run.stdout.utf8))
             #expect(answers.map(\.status) == ["notFound", "symbolicated"])
             #expect(answers.map(\.lookup_address) == [nil, "0x100004058"])
@@ -328,12 +334,14 @@ struct Agreement {
         let manager = FileManager.default
         try manager.createDirectory(at: root, withIntermediateDirectories: true)
         // Build 130 is a link to the fixtures' build folder.
-        try manager.createSymbolicLink(atPath: root.appendingPathComponent("130").path, withDestinationPath: try SymbolicateFixtures.path("builds/130"))
+        try manager.createSymbolicLink(
+            atPath: root.appendingPathComponent("130").path, withDestinationPath: try SymbolicateFixtures.path("builds/130"))
         // Build 131 holds a link to a dSYM bundle, a link back to its own folder, and a broken link.
         let build131 = root.appendingPathComponent("131")
         try manager.createDirectory(at: build131, withIntermediateDirectories: true)
         try manager.createSymbolicLink(
-            atPath: build131.appendingPathComponent("YuiApp.app.dSYM").path, withDestinationPath: try SymbolicateFixtures.path("builds/131/YuiApp.app.dSYM"))
+            atPath: build131.appendingPathComponent("YuiApp.app.dSYM").path,
+            withDestinationPath: try SymbolicateFixtures.path("builds/131/YuiApp.app.dSYM"))
         try manager.createSymbolicLink(atPath: build131.appendingPathComponent("loop").path, withDestinationPath: "..")
         try manager.createSymbolicLink(atPath: build131.appendingPathComponent("gone.dSYM").path, withDestinationPath: "/nonexistent/gone.dSYM")
 

@@ -285,7 +285,10 @@ struct ReportFromTheDatabase {
             #expect(fromDatabase.stdout == fromFiles.stdout, "mode \(mode)")
         }
         let stranger = TopHarness.run(
-            ["report", "--summaries", sample.folder.appendingPathComponent("s.json").path, "--dsyms", ReportSample.dsyms, "--db", url, "--user", Self.stranger])
+            [
+                "report", "--summaries", sample.folder.appendingPathComponent("s.json").path, "--dsyms", ReportSample.dsyms, "--db", url, "--user",
+                Self.stranger,
+            ])
         #expect(stranger.status == 0, "stderr: \(stranger.stderr)")
         #expect(stranger.stdout.contains("arrive_drawn"))
         #expect(!stranger.stdout.contains(" 172 "))

@@ -41,7 +41,8 @@ import Testing
     @Test(arguments: [
         (["--user", "bob", "x.json"], "'--user': not a UUID"), (["--format", "xml", "x.json"], "'--format'"),
         (["--timezone", "Mars/Olympus", "x.json"], "'--timezone'"), (["--timezone", "+25:00", "x.json"], "'--timezone'"),
-        (["--promotion", "maybe", "x.json"], "'--promotion'"), (["--jobs", "0", "x.json"], "'--jobs'"), ([], "Missing input"), (["--frobnicate", "x.json"], "Unknown option '--frobnicate'"),
+        (["--promotion", "maybe", "x.json"], "'--promotion'"), (["--jobs", "0", "x.json"], "'--jobs'"), ([], "Missing input"),
+        (["--frobnicate", "x.json"], "Unknown option '--frobnicate'"),
     ])
     func usageErrorsExit64(arguments: [String], message: String) {
         let result = run(arguments)
@@ -59,7 +60,10 @@ import Testing
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
         #expect(rows.count == 11)
         #expect(rows.allSatisfy { $0.count == Row.columns.count })
-        #expect(rows.map { $0["name"] as? String } == ["fg_time", "hang_rate", "hitch_ratio", "mem_peak", "mem_avg", "cpu_time", "launch_mk", "resume_mk", "crash", "crash", "hang"])
+        #expect(
+            rows.map { $0["name"] as? String } == [
+                "fg_time", "hang_rate", "hitch_ratio", "mem_peak", "mem_avg", "cpu_time", "launch_mk", "resume_mk", "crash", "crash", "hang",
+            ])
         #expect(rows.allSatisfy { $0["user_id"] is NSNull })
     }
 
@@ -95,7 +99,10 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let broken = folder.appendingPathComponent("broken.json")
         try "[1, 2".write(to: broken, atomically: true, encoding: .utf8)
-        let names = ["metrics-ios13.json", "diagnostics-ios14-quirk.json", "payloads.jsonl", "metrics-ios16.json", "diagnostic-single-hang.json", "diagnostics-ios18-exceptions.json", "metrics-ios14-zh.json"]
+        let names = [
+            "metrics-ios13.json", "diagnostics-ios14-quirk.json", "payloads.jsonl", "metrics-ios16.json", "diagnostic-single-hang.json",
+            "diagnostics-ios18-exceptions.json", "metrics-ios14-zh.json",
+        ]
         let inputs = names.map(sample) + [broken.path] + names.map(sample) + [folder.appendingPathComponent("missing.json").path]
         let serial = run(["--jobs", "1", "--format", "jsonl"] + inputs)
         for jobs in ["2", "3", "8"] {
@@ -127,7 +134,8 @@ import Testing
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("odd.json")
-        let text = try String(contentsOfFile: sample("metrics-ios16.json"), encoding: .utf8).replacingOccurrences(of: "\"100 sec\"", with: "\"100 fortnights\"")
+        let text = try String(contentsOfFile: sample("metrics-ios16.json"), encoding: .utf8).replacingOccurrences(
+            of: "\"100 sec\"", with: "\"100 fortnights\"")
         try text.write(to: file, atomically: true, encoding: .utf8)
         let result = run(["--format", "jsonl", file.path])
         #expect(result.status == 0)

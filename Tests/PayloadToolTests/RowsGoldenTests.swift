@@ -51,9 +51,12 @@ import Testing
             #expect(status == 0, "\(err)")
             let got = Data(out.utf8)
             if got != expected {
-                let firstDifference = zip(got, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                let firstDifference =
+                    zip(got, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
                     ?? min(got.count, expected.count)
-                Issue.record("\(testCase.name).\(format), --jobs \(jobs): \(got.count) bytes against \(expected.count), first difference at byte \(firstDifference)")
+                Issue.record(
+                    "\(testCase.name).\(format), --jobs \(jobs): \(got.count) bytes against \(expected.count), first difference at byte \(firstDifference)"
+                )
             }
         }
     }

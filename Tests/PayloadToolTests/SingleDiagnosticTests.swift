@@ -45,7 +45,9 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         let converted = try rows(run.stdout)
         #expect(converted.map(\.period_start) == ["2025-11-24T16:00:00Z"])
-        #expect(run.stderr.contains(copy.path + ": payload 1, key timeStampBegin: missing; the period is the file's modification time, 2025-11-24T16:00:00Z"))
+        #expect(
+            run.stderr.contains(
+                copy.path + ": payload 1, key timeStampBegin: missing; the period is the file's modification time, 2025-11-24T16:00:00Z"))
     }
 
     @Test func aSigabrtTakesTheGivenPeriodWithoutAWarning() throws {
@@ -66,7 +68,10 @@ import Testing
         let text = try String(contentsOf: Self.folder.appendingPathComponent("sigabrt.json"), encoding: .utf8)
         let run = CommandRun(["rows", "-"], stdin: text)
         #expect(run.status == 1)
-        #expect(run.stderr.contains("<stdin>: payload 1, key timeStampBegin: missing, and no signpostData or file time to stand for it; give the period with --period-start"))
+        #expect(
+            run.stderr.contains(
+                "<stdin>: payload 1, key timeStampBegin: missing, and no signpostData or file time to stand for it; give the period with --period-start"
+            ))
         let given = CommandRun(["rows", "--period-start", "2026-11-29T08:00:00Z", "-"], stdin: text)
         #expect(given.status == 0, "\(given.stderr)")
     }

@@ -146,13 +146,15 @@ enum TopFixtures {
         #expect(rowKeys.contains(try #require(first["heaviest_row_key"] as? String)))
         // The heaviest (1.5 s) stack stopped in parse at line 32; the others at 25 and 27.
         let frames = try #require(first["frames"] as? [[String: Any]])
-        #expect(frames.map { $0["name"] as? String } == [
-            "YuiLines.parse", "ChatStore.apply", "closure in ThreadView.body", "ThreadView.body", "ThreadView.refresh",
-        ])
+        #expect(
+            frames.map { $0["name"] as? String } == [
+                "YuiLines.parse", "ChatStore.apply", "closure in ThreadView.body", "ThreadView.body", "ThreadView.refresh",
+            ])
         #expect(frames.map { $0["line"] as? Int } == [32, 29, 14, 17, 23])
-        #expect(frames.map { ($0["file"] as? String)?.split(separator: "/").last.map(String.init) } == [
-            "YuiLines.swift", "ChatStore.swift", "ThreadView.swift", "ThreadView.swift", "ThreadView.swift",
-        ])
+        #expect(
+            frames.map { ($0["file"] as? String)?.split(separator: "/").last.map(String.init) } == [
+                "YuiLines.swift", "ChatStore.swift", "ThreadView.swift", "ThreadView.swift", "ThreadView.swift",
+            ])
         #expect(frames.map { $0["inlined"] as? Bool } == [false, false, true, false, false])
         let crash = signatures[1]
         #expect(crash["kind"] as? String == "crash")

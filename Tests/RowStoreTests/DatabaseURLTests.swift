@@ -4,17 +4,27 @@ import Testing
 
 @Suite struct DatabaseURLTests {
     @Test(arguments: [
-        ("postgresql://loader:s3cret@db.example.com:5432/postgres?sslmode=require",
-         "postgresql://loader:***@db.example.com:5432/postgres?sslmode=require"),
-        ("postgres://postgres.abcdefgh:p%40ss%2Fw0rd@aws-0-eu-central-1.pooler.supabase.com:6543/postgres",
-         "postgres://postgres.abcdefgh:***@aws-0-eu-central-1.pooler.supabase.com:6543/postgres"),
-        ("postgresql://loader@db.example.com/postgres?password=s3cret&sslmode=require",
-         "postgresql://loader@db.example.com/postgres?password=***&sslmode=require"),
+        (
+            "postgresql://loader:s3cret@db.example.com:5432/postgres?sslmode=require",
+            "postgresql://loader:***@db.example.com:5432/postgres?sslmode=require"
+        ),
+        (
+            "postgres://postgres.abcdefgh:p%40ss%2Fw0rd@aws-0-eu-central-1.pooler.supabase.com:6543/postgres",
+            "postgres://postgres.abcdefgh:***@aws-0-eu-central-1.pooler.supabase.com:6543/postgres"
+        ),
+        (
+            "postgresql://loader@db.example.com/postgres?password=s3cret&sslmode=require",
+            "postgresql://loader@db.example.com/postgres?password=***&sslmode=require"
+        ),
         ("postgresql:///postgres?host=/tmp/yui&user=postgres", "postgresql:///postgres?host=/tmp/yui&user=postgres"),
-        ("host=db.example.com user=loader password=s3cret dbname=postgres",
-         "host=db.example.com user=loader password=*** dbname=postgres"),
-        ("host=db user=loader password = 'it\\'s s3cret' dbname=postgres",
-         "host=db user=loader password = *** dbname=postgres"),
+        (
+            "host=db.example.com user=loader password=s3cret dbname=postgres",
+            "host=db.example.com user=loader password=*** dbname=postgres"
+        ),
+        (
+            "host=db user=loader password = 'it\\'s s3cret' dbname=postgres",
+            "host=db user=loader password = *** dbname=postgres"
+        ),
         ("postgresql:/loader:s3cret@db/postgres", "<the --db value>"),
         ("yui_perf", "yui_perf"),
     ])
@@ -41,7 +51,8 @@ import Testing
         #expect(url.scrub(message) == #"could not parse "postgresql://loader:***@db" (password ***)"#)
 
         let mistyped = DatabaseURL("postgresql:/loader:s3cret@db/postgres")
-        #expect(mistyped.scrub(#"database "postgresql:/loader:s3cret@db/postgres" does not exist"#)
-            == #"database "***" does not exist"#)
+        #expect(
+            mistyped.scrub(#"database "postgresql:/loader:s3cret@db/postgres" does not exist"#)
+                == #"database "***" does not exist"#)
     }
 }

@@ -120,8 +120,9 @@ struct LoadCommandTests {
         let first = runTool(["load", "--db", test.url, "--user", Self.user, "--create-users"] + samples)
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stderr.isEmpty)
-        #expect(first.stdout.hasSuffix(
-            "total: \(total) rows: \(unique.count) inserted, \(total - unique.count) duplicate, 0 not stored\n"))
+        #expect(
+            first.stdout.hasSuffix(
+                "total: \(total) rows: \(unique.count) inserted, \(total - unique.count) duplicate, 0 not stored\n"))
 
         // The same dumps again, and the rows file made from them: nothing new.
         let again = runTool(["load", "--db", test.url, "--user", Self.user] + samples + [rowsFile])
@@ -194,11 +195,12 @@ struct LoadCommandTests {
 
         let outcome = runTool(["load", "--db", test.url, "--create-users", path])
         #expect(outcome.status == 1)
-        #expect(outcome.stderr == """
-            error: \(path): row 2: no user_id (convert payload dumps with --user UUID) \
-            (row_key 00000000-0000-4000-8000-0000000000aa)
+        #expect(
+            outcome.stderr == """
+                error: \(path): row 2: no user_id (convert payload dumps with --user UUID) \
+                (row_key 00000000-0000-4000-8000-0000000000aa)
 
-            """)
+                """)
         #expect(outcome.stdout == "\(path): 2 rows: 1 inserted, 0 duplicate, 1 not stored\n")
         #expect(try test.database.rows() == [rows[0]])
     }
@@ -409,7 +411,8 @@ struct CopyStreamTests {
         // The other session's insert of row 20's key waits, uncommitted, so the lookup cannot see it
         // and the COPY must wait for it on the unique index.
         let other = try RowDatabase(url: test.url)
-        try other.runScript("""
+        try other.runScript(
+            """
             begin;
             insert into public.yui_perf (user_id, row_key, kind, name, app_build, app_version, os, device,
                                          period_start, period_end, value)
@@ -420,7 +423,8 @@ struct CopyStreamTests {
         loader.start()
         // Until the loader's COPY waits for the other session's row (at most 30 s).
         let watcher = try RowDatabase(url: test.url)
-        try watcher.runScript("""
+        try watcher.runScript(
+            """
             do $$
             begin
               for attempt in 1 .. 600 loop

@@ -107,7 +107,8 @@ struct RowDatabaseTests {
         let test = try TestDatabase(migrated: false)
         try test.database.runScript(try TestServer.migrationSQL("bare_database.sql"))
         // The table as the app's first migrations made it: seed section 5, then YUI-107's row_key.
-        try test.database.runScript("""
+        try test.database.runScript(
+            """
             create table public.yui_perf (
               id bigint generated always as identity primary key,
               user_id uuid not null references public.yui_users(id) on delete cascade,

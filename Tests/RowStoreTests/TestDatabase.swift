@@ -64,7 +64,8 @@ final class TestDatabase {
         let role = "yui_perf_probe_" + UUID().uuidString.prefix(8).lowercased()
         let password = "pw-" + UUID().uuidString.lowercased()
         roles.append(role)
-        try database.runScript("""
+        try database.runScript(
+            """
             create role \(role) login bypassrls password '\(password)' in role yui_perf_password_login;
             grant select, insert on public.yui_perf to \(role);
             """)
@@ -78,7 +79,8 @@ final class TestDatabase {
     func rowLevelSecurityRole(user: String) throws -> String {
         let role = "yui_perf_rls_" + UUID().uuidString.prefix(8).lowercased()
         roles.append(role)
-        try database.runScript("""
+        try database.runScript(
+            """
             create role \(role) login in role yui_user;
             alter role \(role) in database \(name) set yui.uid = '\(user)';
             """)

@@ -71,7 +71,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         // Find __debug_info's section header and point it far past the end.
         let name = Array("__debug_info".utf8)
-        let header = try #require((0..<(original.count - 16)).first { original[$0..<($0 + name.count)].elementsEqual(name) && original[$0 + name.count] == 0 })
+        let header = try #require(
+            (0..<(original.count - 16)).first { original[$0..<($0 + name.count)].elementsEqual(name) && original[$0 + name.count] == 0 })
         var bytes = original
         put32(&bytes, header + 48, 0x7fff_0000)
         #expect(exercise(write(bytes, "section"))?.contains("__debug_info") == true)
@@ -95,7 +96,8 @@ import Testing
     @Test func corruptDWARFDoesNotStopTheRun() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let name = Array("__debug_info".utf8)
-        let header = try #require((0..<(original.count - 16)).first { original[$0..<($0 + name.count)].elementsEqual(name) && original[$0 + name.count] == 0 })
+        let header = try #require(
+            (0..<(original.count - 16)).first { original[$0..<($0 + name.count)].elementsEqual(name) && original[$0 + name.count] == 0 })
         let offset = Int(u32(original, header + 48))
         var generator = SplitMix64(seed: 11)
         for round in 0..<20 {

@@ -106,4 +106,3 @@ import Testing
         #expect(((try? indexFiles()) ?? []).isEmpty)
     }
 }
-
