@@ -1,5 +1,5 @@
--- The yui_perf table: speed-budget seed section 5, with what section 10 added (the checks on
--- app_version, os, device, buckets and stack, and row_key with unique (user_id, row_key)).
+-- The yui_perf table as the app defines it (docs/design.md, "Rows"; docs/postgres.md), with the checks
+-- the app added later (on app_version, os, device, buckets and stack; row_key, unique with user_id).
 --
 -- Runs on Supabase as it is (yui_users, the roles yui_user and yui_connector and yui_uid() exist
 -- there). On a bare database run db/bare_database.sql first. Safe to run again, and it brings a
@@ -30,7 +30,7 @@ create table if not exists public.yui_perf (
   period_start timestamptz not null,
   period_end   timestamptz not null,
   n            int not null default 0,  -- samples in the period
-  buckets      int[],                   -- 18 counts per bucket edge (seed section 4), histograms only
+  buckets      int[],                   -- 18 counts per bucket edge (docs/design.md, "Rows"), histograms only
   p50          double precision,
   p95          double precision,
   max          double precision,

@@ -1,4 +1,4 @@
-/// The 18-bucket histogram of the `yui_perf` table (seed section 4) and its percentiles.
+/// The 18-bucket histogram of the `yui_perf` table (docs/design.md, "Rows") and its percentiles.
 public struct BucketHistogram: Sendable, Equatable {
     /// Upper edges in ms of the first 17 buckets; the 18th holds everything above 5000.
     public static let edges: [Double] = [2, 4, 8, 12, 16, 24, 33, 50, 75, 100, 150, 250, 400, 600, 1000, 2000, 5000]
@@ -37,7 +37,7 @@ public struct BucketHistogram: Sendable, Equatable {
 
     /// The value at quantile `q` (0…1): rank `q·n`, the bucket where the cumulative count reaches
     /// it, linear interpolation between the bucket's lower and upper edge (the top bucket's upper
-    /// edge is `max`), capped at `max` (seed section 10, "Percentiles").
+    /// edge is `max`), capped at `max` (docs/design.md, "Rows", "Percentiles").
     public func percentile(_ q: Double) -> Double? {
         let total = n
         guard total > 0, let max else { return nil }

@@ -12,7 +12,7 @@ struct RowContext {
     var periodEnd: String
 }
 
-/// Converts parsed payloads to rows (SPEC sections 3 to 5). One converter serves one input; its
+/// Converts parsed payloads to rows (docs/rows.md, "Inputs"). One converter serves one input; its
 /// scratch buffers are reused from payload to payload.
 final class PayloadConverter {
     /// The longest duration a diagnostic may report (a day), in seconds.

@@ -1,7 +1,7 @@
 import Foundation
 
 extension Row {
-    /// The checks of the `yui_perf` table (seed sections 5 and 10) this row breaks, as messages;
+    /// The checks of the `yui_perf` table (docs/postgres.md) this row breaks, as messages;
     /// empty when PostgreSQL would accept it. The patterns are the migration's, checked by hand.
     public func tableViolations() -> [String] {
         var violations: [String] = []

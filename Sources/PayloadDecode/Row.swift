@@ -1,4 +1,4 @@
-/// One row of the `yui_perf` table (SPEC section 4): every insertable column, `nil` where absent.
+/// One row of the `yui_perf` table (docs/design.md, "Rows"): every insertable column, `nil` where absent.
 ///
 /// Property names are the column names, so every output format (JSON, JSON Lines, CSV, SQL)
 /// and the database loader agree on them without a mapping table.

@@ -54,7 +54,7 @@ public struct InputDiagnostic: Sendable, Error, CustomStringConvertible {
     }
 }
 
-/// Turns any input of SPEC section 3 into rows: a payload dump (payload, array, single diagnostic,
+/// Turns any input of docs/rows.md, "Inputs" into rows: a payload dump (payload, array, single diagnostic,
 /// JSON Lines) is converted; a row file as `payload-tool rows` writes it (JSON array or JSON Lines)
 /// is read back as it is. Every command that reads inputs goes through here.
 public enum RowSource {

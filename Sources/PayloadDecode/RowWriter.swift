@@ -1,4 +1,4 @@
-/// The output formats of `payload-tool rows` (SPEC section 4). Column values are the same in all.
+/// The output formats of `payload-tool rows` (docs/design.md, "Rows"). Column values are the same in all.
 public enum RowFormat: String, Sendable, CaseIterable {
     /// A JSON array of row objects, every column, nulls included (a PostgREST batch).
     case json

@@ -1,4 +1,4 @@
-/// One normalized frame of a diagnostic's stack (SPEC section 5): what the `stack` column holds.
+/// One normalized frame of a diagnostic's stack (docs/design.md, "Stacks"): what the `stack` column holds.
 ///
 /// `offset` is always the offset into the image's `__TEXT` segment, after the iOS 14/15
 /// load-address quirk has been undone.

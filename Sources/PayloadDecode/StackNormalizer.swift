@@ -1,6 +1,6 @@
 import Foundation
 
-/// Turns a diagnostic's `callStackTree` into the `stack` column (SPEC section 5): one path,
+/// Turns a diagnostic's `callStackTree` into the `stack` column (docs/design.md, "Stacks"): one path,
 /// innermost frame first, at most 32 frames, offsets into the image's text segment.
 struct StackNormalizer {
     /// MetricKit itself refuses frames nested deeper than this (`MXCallStackFrame`).

@@ -2,7 +2,7 @@ import Foundation
 import PayloadDecode
 import RowStore
 
-/// `payload-tool load`: rows from payload dumps or row files into the `yui_perf` table (SPEC section 10).
+/// `payload-tool load`: rows from payload dumps or row files into the `yui_perf` table (docs/postgres.md).
 ///
 /// Each input is read through `RowSource`, cut into batches, and each batch is one transaction that
 /// stores only the rows whose (user_id, row_key) the table does not hold (`RowDatabase.insert`: a

@@ -3,7 +3,7 @@ import Foundation
 /// The command line's logic. `payload-tool`'s `main.swift` only forwards to `run`, so tests drive
 /// every command in-process with their own streams.
 public enum PayloadTool {
-    /// Exit statuses (SPEC section 8): 0 success, 1 some input failed, 64 usage error.
+    /// Exit statuses (docs/ARCHITECTURE.md): 0 success, 1 some input failed, 64 usage error.
     public static let exitSuccess: Int32 = 0
     public static let exitFailure: Int32 = 1
     public static let exitUsage: Int32 = 64

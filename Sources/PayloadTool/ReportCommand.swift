@@ -42,7 +42,7 @@ struct ReportOptions: CommandOptions {
     static let budgets = CommandOption(
         "--budgets", "FILE", parser: budgetsFile,
         help: [
-            "Budgets as JSON, replacing the seed's: {\"intervals\":",
+            "Budgets as JSON, replacing the defaults: {\"intervals\":",
             "{\"keystroke_render\": 33}, \"hitch_ms_per_s\": 5, \"memory_mb\": 300}.",
         ])
     static let summaries = CommandOption(

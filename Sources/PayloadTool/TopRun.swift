@@ -103,7 +103,7 @@ struct TopRanking {
         if let occurrence = occurrence(of: row, from: source, stderr: &stderr) { tally.add(occurrence) }
     }
 
-    /// A hang or crash row symbolicated with its build's debug files and weighed (SPEC section 7),
+    /// A hang or crash row symbolicated with its build's debug files and weighed (docs/design.md, "Signatures"),
     /// `nil` for other rows. `report` ranks these per hour; `top` adds them to its tally.
     mutating func occurrence(of row: Row, from source: String, stderr: inout some TextOutputStream) -> StackOccurrence? {
         guard let kind = WorstStackKind(row: row) else { return nil }
@@ -128,7 +128,7 @@ struct TopRanking {
         return StackOccurrence(build: row.app_build, kind: kind, rowKey: row.row_key, weight: weight, stack: stack)
     }
 
-    /// One line per build naming the images whose frames stayed `image+0xOFFSET` (SPEC section 6:
+    /// One line per build naming the images whose frames stayed `image+0xOFFSET` (docs/design.md, "Symbolication":
     /// the tool says which UUID it missed).
     func reportMissingDebugFiles(stderr: inout some TextOutputStream) {
         for (build, missing) in missingByBuild.sorted(by: { $0.key > $1.key }) where !buildsWithoutFolder.contains(build) {

@@ -197,7 +197,7 @@ enum RowColumns {
         var reader = ValueReader(values: values)
         return Row(
             user_id: reader.optional(),
-            // A null row_key is a row from a build before the key (seed section 10); `Row` has no null for it.
+            // A null row_key is a row from a build before the key (docs/design.md, "Rows"); `Row` has no null for it.
             row_key: reader.optional() ?? "",
             kind: try reader.required(),
             name: try reader.required(),

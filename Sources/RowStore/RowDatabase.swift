@@ -372,7 +372,7 @@ public final class RowDatabase {
         return rows
     }
 
-    /// Every row the owner's connector may read (seed section 5), as `report --db` reads them: the
+    /// Every row the owner's connector may read (docs/postgres.md), as `report --db` reads them: the
     /// transaction takes the role `yui_connector` and sets `yui.uid` to `userID`, so the table's
     /// row level security, not this query, decides which rows come back.
     ///

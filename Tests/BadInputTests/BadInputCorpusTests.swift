@@ -28,7 +28,7 @@ import Testing
     }
 
     /// The table and the folder agree: every input has a case, every case's input exists, and
-    /// there are enough of them to cover SPEC section 11.
+    /// there are enough of them to cover docs/design.md, "Bad input".
     @Test func tableCoversCorpus() throws {
         let cases = try CorpusTable.load()
         #expect(cases.count >= 60)

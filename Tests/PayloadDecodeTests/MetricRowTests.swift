@@ -45,7 +45,7 @@ import Testing
         #expect(row.stack == nil)
     }
 
-    /// The seed's lesson: one 1.1 s resume must not read p50 1500.
+    /// The lesson of docs/design.md, "Rows": one 1.1 s resume must not read p50 1500.
     @Test func percentilesCappedAtMax() throws {
         let resumes = histogram([("1100", "1100", 1)])
         let row = try convert(metricPayload("\"applicationLaunchMetrics\" : { \"histogrammedResumeTime\" : \(resumes) }")).row("resume_mk")

@@ -41,7 +41,7 @@ struct ReportSample {
 
 @Suite struct ReportGolden {
     /// Seed section 6's example, build 125 against 124: the same numbers, OVER and WORSE marks.
-    /// The expected file is the seed's text with the two intervals under 20 samples printing `-`
+    /// The expected file is the design's example text with the two intervals under 20 samples printing `-`
     /// and the signatures of the YuiApp test build (docs/report.md says why).
     @Test func reproducesTheSeedsExampleReport() throws {
         let sample = try ReportSample()
@@ -221,7 +221,7 @@ struct ReportSample {
         }
     }
 
-    /// `--budgets` replaces the seed's: with arrive at 200 ms, 172 is no longer OVER, but the
+    /// `--budgets` replaces the defaults: with arrive at 200 ms, 172 is no longer OVER, but the
     /// 34% rise is still WORSE.
     @Test func budgetsFileReplacesTheSeeds() throws {
         let sample = try ReportSample()

@@ -106,7 +106,7 @@ struct RowDatabaseTests {
     @Test func theMigrationUpgradesTheAppsEarlierTableKeepingItsRows() throws {
         let test = try TestDatabase(migrated: false)
         try test.database.runScript(try TestServer.migrationSQL("bare_database.sql"))
-        // The table as the app's first migrations made it: seed section 5, then YUI-107's row_key.
+        // The table as the app's first migrations made it: docs/postgres.md, then YUI-107's row_key.
         try test.database.runScript(
             """
             create table public.yui_perf (
