@@ -102,6 +102,8 @@ struct SHA1 {
         for k in 0..<blocks { compress(p + 64 * k) }
     }
 
+    /// One 64-byte block. Over 80 lines on purpose: the 80 rounds are written out (no loop, no
+    /// array of the message schedule), which is what makes the Swift fallback fast enough.
     private mutating func compress(_ p: UnsafePointer<UInt8>) {
         // Fully unrolled: the 80 rounds rotate variable roles instead of moving values, and the
         // message schedule lives in 16 locals (a loop with an array ran at a third of the speed).

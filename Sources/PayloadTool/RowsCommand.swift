@@ -111,6 +111,8 @@ enum RowsCommand {
         let window = DispatchSemaphore(value: jobs * 4)
         let claim = NSLock()
         let delivering = NSLock()
+        // Safe: `nextToClaim` is read and written only while `claim` is held, `nextToDeliver` only
+        // while `delivering` is held; the compiler cannot see a lock guarding a captured variable.
         nonisolated(unsafe) var nextToClaim = 0
         nonisolated(unsafe) var nextToDeliver = 0
         withoutActuallyEscaping(deliver) { deliver in

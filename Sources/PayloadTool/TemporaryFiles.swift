@@ -9,6 +9,8 @@ import Foundation
 /// signal raised again, so the exit status says what ended the run, as the shell expects.
 public enum TemporaryFiles {
     private static let lock = NSLock()
+    // Safe: both are read and written only while `lock` is held (register, unregister, the signal
+    // sources' cleanup), which the compiler cannot see.
     nonisolated(unsafe) private static var paths: Set<String> = []
     nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
 
