@@ -20,12 +20,12 @@ final class PayloadConverter {
 
     let options: ConversionOptions
     let file: String
-    private let canonical = CanonicalForm()
-    private var issues: [InputDiagnostic] = []
-    private var place = ""
-    private var failed = false
-    private var payloadDigest: [UInt8] = []
-    private var keyName: [UInt8] = []
+    let canonical = CanonicalForm()
+    var issues: [InputDiagnostic] = []
+    var place = ""
+    var failed = false
+    var payloadDigest: [UInt8] = []
+    var keyName: [UInt8] = []
 
     init(options: ConversionOptions, file: String) {
         self.options = options
@@ -99,20 +99,20 @@ final class PayloadConverter {
 
     // MARK: Reporting
 
-    private func location(_ key: String) -> String { key.isEmpty ? place : "\(place), key \(key)" }
+    func location(_ key: String) -> String { key.isEmpty ? place : "\(place), key \(key)" }
 
-    private func warn(_ key: String, _ message: String) {
+    func warn(_ key: String, _ message: String) {
         issues.append(InputDiagnostic(severity: .warning, file: file, place: location(key), message: message))
     }
 
-    private func error(_ key: String, _ message: String) {
+    func error(_ key: String, _ message: String) {
         failed = true
         issues.append(InputDiagnostic(severity: .error, file: file, place: location(key), message: message))
     }
 
     // MARK: Context
 
-    private func period(_ document: JSONDocument, _ index: Int, keyPrefix: String) -> (String, String)? {
+    func period(_ document: JSONDocument, _ index: Int, keyPrefix: String) -> (String, String)? {
         func read(_ key: StaticString) -> Int64? {
             let keyPath = keyPrefix + key.description
             guard let value = document.member(index, key) else {
@@ -148,7 +148,7 @@ final class PayloadConverter {
     /// beside `version` (exporters that keep one); `--period-start`/`--period-end`; the
     /// diagnostic's own `signpostData` times (earliest begin, latest end); the file's modification
     /// time. The last two come with a warning that says which was used.
-    private func singleDiagnosticPeriod(_ document: JSONDocument, _ diagnostic: Int, meta: Int?) -> (String, String)? {
+    func singleDiagnosticPeriod(_ document: JSONDocument, _ diagnostic: Int, meta: Int?) -> (String, String)? {
         if document.hasMember(diagnostic, "timeStampBegin") || document.hasMember(diagnostic, "timeStampEnd") {
             return period(document, diagnostic, keyPrefix: "")
         }
@@ -190,7 +190,7 @@ final class PayloadConverter {
     }
 
     /// Reads the context columns from a metadata object; `appVersion` may live beside it.
-    private func context(
+    func context(
         _ document: JSONDocument, meta: Int?, metaKey: String, appVersion: Int?, appVersionKey: String, period: (String, String)
     ) -> RowContext? {
         guard let meta, document.kind(meta) == .object else {
@@ -268,7 +268,7 @@ final class PayloadConverter {
             periodStart: period.0, periodEnd: period.1)
     }
 
-    private func makeRow(
+    func makeRow(
         _ context: RowContext, kind: String, name: String, ordinal: Int, n: Int, histogram: BucketHistogram? = nil,
         value: Double?, stack: [StackFrame]? = nil
     ) -> Row {
@@ -294,7 +294,7 @@ final class PayloadConverter {
     ///   (a metric's row is left out; a diagnostic's row stays, its value null).
     /// Key paths are built only when a message needs one (`@autoclosure`): a histogram's bucket
     /// keys, made for every bucket, were a tenth of the conversion.
-    private func measurement(
+    func measurement(
         _ document: JSONDocument, _ object: Int?, _ key: StaticString, _ keyPath: @autoclosure () -> String,
         consequence: String = "row left out"
     ) -> MeasurementReading? {
@@ -311,7 +311,7 @@ final class PayloadConverter {
         }
     }
 
-    private func nonNegative(_ value: Double?, _ keyPath: String, _ dimension: String) -> Double? {
+    func nonNegative(_ value: Double?, _ keyPath: String, _ dimension: String) -> Double? {
         guard let value else {
             warn(keyPath, "not a \(dimension); row left out")
             return nil
@@ -324,7 +324,7 @@ final class PayloadConverter {
     }
 
     /// A JSON count: a non-negative integer that fits the table's `int`.
-    private func count(_ document: JSONDocument, _ index: Int, _ keyPath: @autoclosure () -> String) -> Int? {
+    func count(_ document: JSONDocument, _ index: Int, _ keyPath: @autoclosure () -> String) -> Int? {
         switch document.unsignedInteger(index) {
         case .value(let value) where value <= UInt64(Int32.max): return Int(value)
         case .value, .tooLarge: warn(keyPath(), "count too large")
@@ -337,7 +337,7 @@ final class PayloadConverter {
 
     /// A MetricKit histogram (`histogramValue` buckets counted at their midpoints) in the table's
     /// 18 buckets; `nil` with a warning when any bucket cannot be read.
-    private func histogram(_ document: JSONDocument, _ object: Int?, _ key: StaticString, _ keyPath: String) -> (BucketHistogram, Double)? {
+    func histogram(_ document: JSONDocument, _ object: Int?, _ key: StaticString, _ keyPath: String) -> (BucketHistogram, Double)? {
         guard let object, let value = document.member(object, key) else { return nil }
         guard let buckets = document.member(value, "histogramValue"), document.kind(buckets) == .object else {
             warn(keyPath, "histogram without a histogramValue object; row left out")
@@ -391,189 +391,5 @@ final class PayloadConverter {
             totalMilliseconds += midpoint * Double(bucketCount)
         }
         return ok ? (result, totalMilliseconds) : nil
-    }
-
-    // MARK: Metric payloads
-
-    private func convertMetricPayload(_ document: JSONDocument, _ payload: Int, into rows: inout [Row]) {
-        guard let period = period(document, payload, keyPrefix: "") else { return }
-        guard
-            let context = context(
-                document, meta: document.member(payload, "metaData"), metaKey: "metaData",
-                appVersion: document.member(payload, "appVersion"), appVersionKey: "appVersion", period: period)
-        else { return }
-        func category(_ key: StaticString) -> Int? {
-            guard let index = document.member(payload, key) else { return nil }
-            guard document.kind(index) == .object else {
-                warn(key.description, "not an object; its rows left out")
-                return nil
-            }
-            return index
-        }
-        let time = category("applicationTimeMetrics")
-        let responsiveness = category("applicationResponsivenessMetrics")
-        let animation = category("animationMetrics")
-        let memory = category("memoryMetrics")
-        let cpu = category("cpuMetrics")
-        let launch = category("applicationLaunchMetrics")
-
-        var foregroundSeconds: Double?
-        if let reading = measurement(document, time, "cumulativeForegroundTime", "applicationTimeMetrics.cumulativeForegroundTime"),
-            let seconds = nonNegative(reading.seconds, "applicationTimeMetrics.cumulativeForegroundTime", "duration")
-        {
-            foregroundSeconds = seconds
-            rows.append(makeRow(context, kind: "metrics", name: "fg_time", ordinal: 0, n: 1, value: seconds))
-        }
-        let hangKey = "applicationResponsivenessMetrics.histogrammedAppHangTime"
-        if let (hangs, totalMs) = histogram(document, responsiveness, "histogrammedAppHangTime", hangKey) {
-            var rate: Double?
-            if let foregroundSeconds, foregroundSeconds > 0 {
-                rate = (totalMs / 1000) / (foregroundSeconds / 3600)
-            } else {
-                warn(hangKey, "no foreground time to divide by; hang_rate value left null")
-            }
-            rows.append(makeRow(context, kind: "metrics", name: "hang_rate", ordinal: 0, n: hangs.n, histogram: hangs, value: rate))
-        }
-        let hitchKey = "animationMetrics.scrollHitchTimeRatio"
-        if let reading = measurement(document, animation, "scrollHitchTimeRatio", hitchKey),
-            let ratio = nonNegative(reading.millisecondsPerSecond, hitchKey, "ratio (ms per s)")
-        {
-            rows.append(makeRow(context, kind: "metrics", name: "hitch_ratio", ordinal: 0, n: 1, value: ratio))
-        }
-        let peakKey = "memoryMetrics.peakMemoryUsage"
-        if let reading = measurement(document, memory, "peakMemoryUsage", peakKey),
-            let megabytes = nonNegative(reading.megabytes, peakKey, "size")
-        {
-            rows.append(makeRow(context, kind: "metrics", name: "mem_peak", ordinal: 0, n: 1, value: megabytes))
-        }
-        if let memory, let average = document.member(memory, "averageSuspendedMemory") {
-            let averageKey = "memoryMetrics.averageSuspendedMemory"
-            if let reading = measurement(document, average, "averageValue", "\(averageKey).averageValue"),
-                let megabytes = nonNegative(reading.megabytes, "\(averageKey).averageValue", "size")
-            {
-                var samples: Int? = 0
-                if let countIndex = document.member(average, "sampleCount") {
-                    samples = count(document, countIndex, "\(averageKey).sampleCount")
-                }
-                if let samples {
-                    rows.append(makeRow(context, kind: "metrics", name: "mem_avg", ordinal: 0, n: samples, value: megabytes))
-                }
-            } else if document.member(average, "averageValue") == nil {
-                warn("\(averageKey).averageValue", "missing; row left out")
-            }
-        }
-        let cpuKey = "cpuMetrics.cumulativeCPUTime"
-        if let reading = measurement(document, cpu, "cumulativeCPUTime", cpuKey),
-            let seconds = nonNegative(reading.seconds, cpuKey, "duration")
-        {
-            rows.append(makeRow(context, kind: "metrics", name: "cpu_time", ordinal: 0, n: 1, value: seconds))
-        }
-        let launchKey = "applicationLaunchMetrics.histogrammedTimeToFirstDrawKey"
-        if let (launches, _) = histogram(document, launch, "histogrammedTimeToFirstDrawKey", launchKey) {
-            rows.append(makeRow(context, kind: "metrics", name: "launch_mk", ordinal: 0, n: launches.n, histogram: launches, value: nil))
-        }
-        let resumeKey = "applicationLaunchMetrics.histogrammedResumeTime"
-        if let (resumes, _) = histogram(document, launch, "histogrammedResumeTime", resumeKey) {
-            rows.append(makeRow(context, kind: "metrics", name: "resume_mk", ordinal: 0, n: resumes.n, histogram: resumes, value: nil))
-        }
-    }
-
-    // MARK: Diagnostics
-
-    private func convertDiagnosticPayload(_ document: JSONDocument, _ payload: Int, into rows: inout [Row]) {
-        guard let period = period(document, payload, keyPrefix: "") else { return }
-        for kind in Self.diagnosticKinds {
-            guard let array = document.member(payload, kind.arrayKey) else { continue }
-            guard document.kind(array) == .array else {
-                error(kind.arrayKey.description, "not an array")
-                continue
-            }
-            for (ordinal, diagnostic) in document.elements(array).enumerated() {
-                convertDiagnostic(
-                    document, diagnostic, kind: kind, ordinal: ordinal, keyPath: "\(kind.arrayKey)[\(ordinal)]", period: period,
-                    into: &rows)
-            }
-        }
-    }
-
-    private func convertSingleDiagnostic(_ document: JSONDocument, _ diagnostic: Int, into rows: inout [Row]) {
-        let meta = document.member(diagnostic, "diagnosticMetaData")
-        guard let period = singleDiagnosticPeriod(document, diagnostic, meta: meta) else { return }
-        let kind: DiagnosticKind
-        func has(_ key: StaticString) -> Bool { meta.map { document.hasMember($0, key) } ?? false }
-        if has("hangDuration") || document.hasMember(diagnostic, "hangType") {
-            kind = Self.diagnosticKinds[1]
-        } else if has("totalCPUTime") {
-            kind = Self.diagnosticKinds[2]
-        } else if has("writesCaused") {
-            kind = Self.diagnosticKinds[3]
-        } else if has("launchDuration") {
-            kind = Self.diagnosticKinds[4]
-        } else if has("exceptionType") || has("signal") || has("terminationReason") || has("exceptionCode")
-            || has("objectiveCexceptionReason")
-        {
-            kind = Self.diagnosticKinds[0]
-        } else {
-            error(
-                "diagnosticMetaData",
-                "cannot tell the diagnostic's type (no hangDuration, totalCPUTime, writesCaused, launchDuration or crash fields)")
-            return
-        }
-        convertDiagnostic(document, diagnostic, kind: kind, ordinal: 0, keyPath: "", period: period, into: &rows)
-    }
-
-    private func convertDiagnostic(
-        _ document: JSONDocument, _ diagnostic: Int, kind: DiagnosticKind, ordinal: Int, keyPath: String,
-        period: (String, String), into rows: inout [Row]
-    ) {
-        let prefix = keyPath.isEmpty ? "" : keyPath + "."
-        guard document.kind(diagnostic) == .object else {
-            error(keyPath, "diagnostic is not an object")
-            return
-        }
-        let meta = document.member(diagnostic, "diagnosticMetaData")
-        guard
-            let context = context(
-                document, meta: meta, metaKey: prefix + "diagnosticMetaData",
-                appVersion: meta.flatMap { document.member($0, "appVersion") },
-                appVersionKey: prefix + "diagnosticMetaData.appVersion", period: period)
-        else { return }
-        var value: Double?
-        if let valueKey = kind.valueKey, let meta {
-            let valuePath = "\(prefix)diagnosticMetaData.\(valueKey)"
-            if let reading = measurement(document, meta, valueKey, valuePath, consequence: "value left null") {
-                switch kind.unit {
-                case .seconds: value = reading.seconds
-                case .megabytes: value = reading.megabytes
-                case .none: value = nil
-                }
-                if value == nil {
-                    warn(valuePath, "unit \(InputText.quoted(reading.unit)) does not fit \(kind.name); value left null")
-                } else if value! < 0 {
-                    warn(valuePath, "negative; value left null")
-                    value = nil
-                } else if kind.unit == .seconds, value! > Self.longestDiagnosticSeconds {
-                    // MetricKit reports hangs and launches of seconds or minutes; a day is no reading.
-                    warn(valuePath, "\(reading.number) \(InputText.escaped(reading.unit)) is longer than a day; value left null")
-                    value = nil
-                }
-            } else if document.member(meta, valueKey) == nil {
-                warn(valuePath, "missing; value left null")
-            }
-        }
-        var stack: [StackFrame]?
-        if let tree = document.member(diagnostic, "callStackTree") {
-            let outcome = StackNormalizer.normalize(
-                document, tree: tree, orientation: kind.orientation, keyPath: prefix + "callStackTree")
-            for warning in outcome.warnings { warn(warning.key, warning.message) }
-            if let failure = outcome.error {
-                error(failure.key, failure.message)
-                return
-            }
-            stack = outcome.frames.isEmpty ? nil : outcome.frames
-        } else {
-            warn(prefix + "callStackTree", "missing; stack left null")
-        }
-        rows.append(makeRow(context, kind: "diagnostic", name: kind.name, ordinal: ordinal, n: 1, value: value, stack: stack))
     }
 }

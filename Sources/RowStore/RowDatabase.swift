@@ -8,7 +8,7 @@ import PayloadDecode
 public final class RowDatabase {
     /// Where it is connected, password redacted in every message.
     public let url: DatabaseURL
-    private let connection: PostgresConnection
+    let connection: PostgresConnection
 
     /// Connects. The password may come from the URL, `PGPASSWORD` or `~/.pgpass`.
     ///
@@ -339,133 +339,13 @@ public final class RowDatabase {
         }
     }
 
-    // MARK: Reading
-
-    /// The diagnostic rows of one build (every build when `nil`), in the order they were stored, as the
-    /// same `Row` values that were loaded: what `top --db` ranks.
-    public func diagnosticRows(build: Int?) throws(RowStoreError) -> [Row] {
-        try rows(kind: "diagnostic", build: build)
-    }
-
-    /// Rows in the order they were stored, narrowed by any of kind, build and user.
-    public func rows(kind: String? = nil, build: Int? = nil, userID: String? = nil) throws(RowStoreError) -> [Row] {
-        let (conditions, parameters) = Self.conditions(kind: kind, build: build, userID: userID)
-        let sql = "select \(RowColumns.selectList) from public.yui_perf\(conditions) order by id"
-        let result: QueryResult
-        do {
-            // extra_float_digits > 0 makes every server since 12 print doubles in their shortest exact
-            // form, and older ones with 17 digits: either reads back to the same bits. Set per
-            // transaction so it also holds behind a transaction-mode pooler (Supabase's).
-            try run("begin read only")
-            try run("set local extra_float_digits = 3")
-            result = try connection.execute(sql, parameters: parameters)
-            try run("commit")
-        } catch {
-            try? run("rollback")
-            throw failure("cannot read rows", error)
-        }
-        var rows: [Row] = []
-        rows.reserveCapacity(result.rows.count)
-        for values in result.rows {
-            rows.append(try RowColumns.row(from: values))
-        }
-        return rows
-    }
-
-    /// Every row the owner's connector may read (docs/postgres.md), as `report --db` reads them: the
-    /// transaction takes the role `yui_connector` and sets `yui.uid` to `userID`, so the table's
-    /// row level security, not this query, decides which rows come back.
-    ///
-    /// - Throws: `RowStoreError`; a login that may not take the role gets the server's refusal.
-    public func rowsAsConnector(userID: String) throws(RowStoreError) -> [Row] {
-        var rows: [Row] = []
-        try forEachRowAsConnector(userID: userID) { rows.append($0) }
-        return rows
-    }
-
-    /// The same rows as `rowsAsConnector`, in the same order, handed over `batchSize` at a time
-    /// through a cursor, so a user's whole history never sits in memory at once (`report --db`
-    /// on a million rows of one user held 1.5 GB when it was read in one result).
-    public func forEachRowAsConnector(
-        userID: String, batchSize: Int = 10_000, _ body: (Row) throws(RowStoreError) -> Void
-    ) throws(RowStoreError) {
-        do {
-            try run("begin read only")
-            try run("set local role yui_connector")
-            _ = try connection.execute("select set_config('yui.uid', $1, true)", parameters: [userID])
-            try run("set local extra_float_digits = 3")
-            // A cursor is planned for its first 10% by default, which on a large table prefers
-            // walking the whole primary key in `id` order to the user's index and a sort: plan
-            // for every row, as the plain select was.
-            try run("set local cursor_tuple_fraction = 1")
-            try run("declare connector_rows no scroll cursor for select \(RowColumns.selectList) from public.yui_perf order by id")
-        } catch {
-            try? run("rollback")
-            throw failure("cannot read rows as yui_connector", error)
-        }
-        while true {
-            let batch: QueryResult
-            do {
-                batch = try connection.execute("fetch forward \(max(1, batchSize)) from connector_rows")
-            } catch {
-                try? run("rollback")
-                throw failure("cannot read rows as yui_connector", error)
-            }
-            if batch.rows.isEmpty { break }
-            do {
-                for values in batch.rows { try body(try RowColumns.row(from: values)) }
-            } catch {
-                try? run("rollback")
-                throw error
-            }
-        }
-        do {
-            try run("commit")
-        } catch {
-            throw failure("cannot read rows as yui_connector", error)
-        }
-    }
-
-    /// The builds that have any row (of any kind), narrowed by user: `top --db` lists a build with
-    /// only metric rows as having no hangs or crashes, as it does for a file holding those rows.
-    public func builds(userID: String? = nil) throws(RowStoreError) -> [Int] {
-        let (conditions, parameters) = Self.conditions(kind: nil, build: nil, userID: userID)
-        let sql = "select distinct app_build from public.yui_perf\(conditions)"
-        let result: QueryResult
-        do {
-            result = try connection.execute(sql, parameters: parameters)
-        } catch {
-            throw failure("cannot read builds", error)
-        }
-        return result.rows.compactMap { $0.first.flatMap { $0 }.flatMap { Int($0) } }
-    }
-
-    /// ` where kind = $1 and ...` for the filters given (empty without any), and their parameters.
-    /// Only the given ones are in the SQL: `($1::text is null or kind = $1)` reads the same rows, but a
-    /// generic plan (a prepared statement reused, as drivers and poolers do) cannot use an index for a
-    /// condition that may hold for every row, and reads the whole table to find one user's rows
-    /// (docs/scale.md has both plans).
-    static func conditions(kind: String?, build: Int?, userID: String?) -> (sql: String, parameters: [String?]) {
-        var conditions: [String] = []
-        var parameters: [String?] = []
-        func add(_ column: String, _ cast: String, _ value: String?) {
-            guard let value else { return }
-            parameters.append(value)
-            conditions.append("\(column) = $\(parameters.count)::\(cast)")
-        }
-        add("user_id", "uuid", userID)
-        add("app_build", "int", build.map(String.init))
-        add("kind", "text", kind)
-        return (conditions.isEmpty ? "" : " where " + conditions.joined(separator: " and "), parameters)
-    }
-
     // MARK: Helpers
 
-    private func run(_ sql: String) throws(ServerError) {
+    func run(_ sql: String) throws(ServerError) {
         _ = try connection.execute(sql)
     }
 
-    private func failure(_ what: String, _ error: ServerError) -> RowStoreError {
+    func failure(_ what: String, _ error: ServerError) -> RowStoreError {
         var message = "\(what) in \(url.redacted): \(url.scrub(error.message))"
         if let hint = error.hint { message += " (\(url.scrub(hint)))" }
         if !connection.isOpen { message += " (the connection was lost)" }
