@@ -52,36 +52,8 @@ enum RowReader {
             }
             return number
         }
-        var buckets: [Int]?
-        if let value = document.member(index, "buckets"), document.kind(value) != .null {
-            var counts: [Int] = []
-            for element in document.elements(value) {
-                guard case .value(let count) = document.unsignedInteger(element), count <= UInt64(Int32.max) else {
-                    fail("buckets", "not a list of counts")
-                    break
-                }
-                counts.append(Int(count))
-            }
-            if document.kind(value) != .array { fail("buckets", "not an array") }
-            buckets = counts
-        }
-        var stack: [StackFrame]?
-        if let value = document.member(index, "stack"), document.kind(value) != .null {
-            var frames: [StackFrame] = []
-            if document.kind(value) != .array { fail("stack", "not an array") }
-            for (position, element) in document.elements(value).enumerated() {
-                let image = document.member(element, "image").flatMap { document.string($0) }
-                let uuid = document.member(element, "uuid").flatMap { document.string($0) }
-                guard let offsetIndex = document.member(element, "offset"),
-                    case .value(let offset) = document.unsignedInteger(offsetIndex)
-                else {
-                    fail("stack[\(position)].offset", "missing or not an offset below 2^64")
-                    break
-                }
-                frames.append(StackFrame(image: image, uuid: uuid.flatMap { ColumnPatterns.canonicalUUID($0) } ?? uuid, offset: offset))
-            }
-            stack = frames
-        }
+        let buckets = readBuckets(document, index, fail: fail)
+        let stack = readStack(document, index, fail: fail)
         let row = Row(
             user_id: text("user_id", optional: true), row_key: text("row_key") ?? "", kind: text("kind") ?? "",
             name: text("name") ?? "", app_build: integer("app_build", default: nil) ?? 0,
@@ -100,5 +72,43 @@ enum RowReader {
                     severity: .error, file: "", place: "", message: "row breaks the table's checks: " + violations.joined(separator: "; ")))
         }
         return .success(row)
+    }
+
+    /// The `buckets` column: a list of counts (0 to 2^31−1), or nil when absent or null.
+    private static func readBuckets(_ document: JSONDocument, _ index: Int, fail: (String, String) -> Void) -> [Int]? {
+        if let value = document.member(index, "buckets"), document.kind(value) != .null {
+            var counts: [Int] = []
+            for element in document.elements(value) {
+                guard case .value(let count) = document.unsignedInteger(element), count <= UInt64(Int32.max) else {
+                    fail("buckets", "not a list of counts")
+                    break
+                }
+                counts.append(Int(count))
+            }
+            if document.kind(value) != .array { fail("buckets", "not an array") }
+            return counts
+        }
+        return nil
+    }
+
+    /// The `stack` column: frames with an offset each, UUIDs made canonical; nil when absent or null.
+    private static func readStack(_ document: JSONDocument, _ index: Int, fail: (String, String) -> Void) -> [StackFrame]? {
+        if let value = document.member(index, "stack"), document.kind(value) != .null {
+            var frames: [StackFrame] = []
+            if document.kind(value) != .array { fail("stack", "not an array") }
+            for (position, element) in document.elements(value).enumerated() {
+                let image = document.member(element, "image").flatMap { document.string($0) }
+                let uuid = document.member(element, "uuid").flatMap { document.string($0) }
+                guard let offsetIndex = document.member(element, "offset"),
+                    case .value(let offset) = document.unsignedInteger(offsetIndex)
+                else {
+                    fail("stack[\(position)].offset", "missing or not an offset below 2^64")
+                    break
+                }
+                frames.append(StackFrame(image: image, uuid: uuid.flatMap { ColumnPatterns.canonicalUUID($0) } ?? uuid, offset: offset))
+            }
+            return frames
+        }
+        return nil
     }
 }

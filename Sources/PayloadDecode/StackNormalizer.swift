@@ -153,12 +153,19 @@ struct StackNormalizer {
             positions.append(position)
         }
         if orientation == .sampleTree { path.reverse() }
+        outcome.frames = offsets(of: path, binaryCount: binaries.count, stackKey: stackKey, warnings: &outcome.warnings)
+        return outcome
+    }
 
+    /// The path's frames as `(image, uuid, offset)`, innermost first, at most `maxFrames`.
+    private static func offsets(
+        of path: [RawFrame], binaryCount: Int, stackKey: String, warnings: inout [(key: String, message: String)]
+    ) -> [StackFrame] {
         // The iOS 14/15 quirk, decided per binary: a field larger than `address − field` is the
         // image's load address, not an offset (a real offset is smaller than the image, and a
         // 64-bit image loads at 4 GB or above).
-        var loadAddressByBinary = [UInt64?](repeating: nil, count: binaries.count)
-        var quirkByBinary = [Bool?](repeating: nil, count: binaries.count)
+        var loadAddressByBinary = [UInt64?](repeating: nil, count: binaryCount)
+        var quirkByBinary = [Bool?](repeating: nil, count: binaryCount)
         for frame in path {
             guard let address = frame.address, let field = frame.field else { continue }
             let binary = frame.binary
@@ -192,13 +199,12 @@ struct StackNormalizer {
             if frames.count == maxFrames { break }
         }
         if unusable > 0 {
-            outcome.warnings.append((stackKey, "\(unusable) frame(s) without a usable offset or address skipped"))
+            warnings.append((stackKey, "\(unusable) frame(s) without a usable offset or address skipped"))
         }
         if frames.isEmpty {
-            outcome.warnings.append((stackKey, "no usable frame; stack left null"))
+            warnings.append((stackKey, "no usable frame; stack left null"))
         }
-        outcome.frames = frames
-        return outcome
+        return frames
     }
 
     /// Reads one frame's fields (and finds its `subFrames`) in one pass over its members; a key
