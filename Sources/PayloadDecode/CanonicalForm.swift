@@ -236,28 +236,7 @@ final class CanonicalForm {
                     }
                     byte(UInt8(ascii: "]"))
                 case .object:
-                    let first = memberCount
-                    var key = value + 1
-                    let end = Int(node.next)
-                    var sorted = true
-                    var escaped = false
-                    while key < end {
-                        let keyNode = nodes[key]
-                        escaped = escaped || keyNode.flag
-                        let member = Member(prefix: keyNode.flag ? 0 : Self.prefix(document, keyNode), key: key)
-                        if memberCount > first, sorted, !escaped, !Self.precedes(document, nodes, members[memberCount - 1], member) {
-                            sorted = false
-                        }
-                        addMember(member)
-                        key = Int(nodes[key + 1].next)
-                    }
-                    // NSJSONSerialization writes keys in hash order; sort this object's members in place.
-                    if escaped {
-                        var slice = UnsafeMutableBufferPointer(start: members + first, count: memberCount - first)
-                        slice.sort { Self.keyPrecedes(document, nodes, $0.key, $1.key) }
-                    } else if !sorted {
-                        sortMembers(document, nodes, first, memberCount)
-                    }
+                    let first = addSortedMembers(document, nodes, of: value)
                     byte(UInt8(ascii: "{"))
                     if memberCount > first {
                         writeKey(document, nodes, members[first].key, first: true)
@@ -296,6 +275,34 @@ final class CanonicalForm {
                 }
             }
         }
+    }
+
+    /// Adds the members of the object at `object` after `memberCount`, sorted by key (NSJSONSerialization
+    /// writes keys in hash order); returns where they start.
+    private func addSortedMembers(_ document: JSONDocument, _ nodes: UnsafeBufferPointer<JSONNode>, of object: Int) -> Int {
+        let first = memberCount
+        var key = object + 1
+        let end = Int(nodes[object].next)
+        var sorted = true
+        var escaped = false
+        while key < end {
+            let keyNode = nodes[key]
+            escaped = escaped || keyNode.flag
+            let member = Member(prefix: keyNode.flag ? 0 : Self.prefix(document, keyNode), key: key)
+            if memberCount > first, sorted, !escaped, !Self.precedes(document, nodes, members[memberCount - 1], member) {
+                sorted = false
+            }
+            addMember(member)
+            key = Int(nodes[key + 1].next)
+        }
+        // NSJSONSerialization writes keys in hash order; sort this object's members in place.
+        if escaped {
+            var slice = UnsafeMutableBufferPointer(start: members + first, count: memberCount - first)
+            slice.sort { Self.keyPrecedes(document, nodes, $0.key, $1.key) }
+        } else if !sorted {
+            sortMembers(document, nodes, first, memberCount)
+        }
+        return first
     }
 
     /// Sorts members `first..<end` (all keys unescaped): insertion sort for the few members most

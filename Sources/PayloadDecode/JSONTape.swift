@@ -129,18 +129,8 @@ final class JSONParser {
                         i = try parseKey(base, i, count, &nodes)
                     }
                     continue
-                case UInt8(ascii: "\""):
-                    i = try parseString(base, i, count, &nodes)
-                case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    i = try parseNumber(base, i, count, &nodes)
-                case UInt8(ascii: "t"):
-                    i = try parseLiteral(base, i, count, "true", .bool, true, &nodes)
-                case UInt8(ascii: "f"):
-                    i = try parseLiteral(base, i, count, "false", .bool, false, &nodes)
-                case UInt8(ascii: "n"):
-                    i = try parseLiteral(base, i, count, "null", .null, false, &nodes)
                 default:
-                    throw JSONSyntaxError(offset: i, message: "unexpected character \(describe(c)), a value was expected")
+                    i = try parseScalar(c, base, i, count, &nodes)
                 }
                 expectingValue = false
             }
@@ -169,6 +159,21 @@ final class JSONParser {
                 throw JSONSyntaxError(
                     offset: i, message: "unexpected \(describe(c)), expected ',' or '\(isObject ? "}" : "]")'")
             }
+        }
+    }
+
+    /// A string, number, `true`, `false` or `null` starting with `c` at `i`; the index after it.
+    @inline(__always)
+    private func parseScalar(
+        _ c: UInt8, _ base: UnsafePointer<UInt8>, _ i: Int, _ count: Int, _ nodes: inout Tape
+    ) throws(JSONSyntaxError) -> Int {
+        switch c {
+        case UInt8(ascii: "\""): return try parseString(base, i, count, &nodes)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber(base, i, count, &nodes)
+        case UInt8(ascii: "t"): return try parseLiteral(base, i, count, "true", .bool, true, &nodes)
+        case UInt8(ascii: "f"): return try parseLiteral(base, i, count, "false", .bool, false, &nodes)
+        case UInt8(ascii: "n"): return try parseLiteral(base, i, count, "null", .null, false, &nodes)
+        default: throw JSONSyntaxError(offset: i, message: "unexpected character \(describe(c)), a value was expected")
         }
     }
 
