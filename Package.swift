@@ -43,15 +43,19 @@ let package = Package(
             dependencies: ["PayloadDecode", "StackSymbolize", "StackSignature", "RowStore", "SpeedReport", "CArchive"]
         ),
         .executableTarget(name: "payload-tool", dependencies: ["PayloadTool"]),
-        .testTarget(name: "PayloadDecodeTests", dependencies: ["PayloadDecode"]),
-        .testTarget(name: "StackSymbolizeTests", dependencies: ["StackSymbolize"]),
+        // Runners and fixture finders shared by the test targets (a regular target only tests use,
+        // like swift-collections' _CollectionsTestSupport).
+        .target(name: "TestSupport", dependencies: ["PayloadTool"], path: "Tests/TestSupport"),
+        .testTarget(name: "PayloadDecodeTests", dependencies: ["PayloadDecode", "TestSupport"]),
+        .testTarget(name: "StackSymbolizeTests", dependencies: ["StackSymbolize", "TestSupport"]),
         .testTarget(
-            name: "PayloadToolTests", dependencies: ["PayloadTool", "PayloadDecode", "StackSymbolize", "RowStore", "SpeedReport"]),
+            name: "PayloadToolTests",
+            dependencies: ["PayloadTool", "PayloadDecode", "StackSymbolize", "RowStore", "SpeedReport", "TestSupport"]),
         .testTarget(name: "StackSignatureTests", dependencies: ["StackSignature", "PayloadDecode", "StackSymbolize"]),
         .testTarget(name: "SpeedReportTests", dependencies: ["SpeedReport", "PayloadDecode", "StackSignature"]),
-        .testTarget(name: "RowStoreTests", dependencies: ["RowStore", "PayloadDecode", "PayloadTool"]),
+        .testTarget(name: "RowStoreTests", dependencies: ["RowStore", "PayloadDecode", "PayloadTool", "TestSupport"]),
         .testTarget(
-            name: "BadInputTests", dependencies: ["PayloadTool", "PayloadDecode", "StackSymbolize"],
+            name: "BadInputTests", dependencies: ["PayloadTool", "PayloadDecode", "StackSymbolize", "TestSupport"],
             exclude: ["Corpus"]),
     ]
 )

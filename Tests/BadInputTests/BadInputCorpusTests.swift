@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Every input of `Corpus/` (written by `fuzz/make-bad-inputs`, plus inputs the fuzzers found)
@@ -8,7 +9,7 @@ import Testing
     @Test(arguments: CorpusTable.cases)
     func caseGivesItsStatusAndError(_ badInput: BadInputCase) {
         let arguments = (badInput.arguments ?? ["rows", "{input}"]).map { Paths.expand($0, input: badInput.input) }
-        let run = runTool(arguments)
+        let run = ToolRun.run(arguments)
         #expect(run.status == badInput.status, "stderr: \(run.stderr)")
         let expected = Paths.expand(badInput.stderr, input: badInput.input)
         if expected.isEmpty {
@@ -17,7 +18,7 @@ import Testing
             // The error names the file (as given) and says what is wrong, on one line.
             let path = Paths.corpus + "/" + input
             #expect(
-                run.stderrLines.contains { $0.contains(path + ": ") && $0.contains(expected) },
+                run.stderr.split(separator: "\n").contains { $0.contains(path + ": ") && $0.contains(expected) },
                 "no stderr line names \(input) with '\(expected)'; stderr: \(run.stderr)")
         } else {
             #expect(run.stderr.contains(expected), "stderr lacks '\(expected)'; stderr: \(run.stderr)")

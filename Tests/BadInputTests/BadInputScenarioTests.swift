@@ -1,5 +1,6 @@
 import Foundation
 import PayloadDecode
+import TestSupport
 import Testing
 
 /// The issue's "done when" cases that need more than one input file, or inputs too big to check in.
@@ -15,9 +16,11 @@ import Testing
             #"{"binaryName": "YuiApp", "binaryUUID": "4C4C4C4C-5555-3144-A1B2-000000000130", "offsetIntoBinaryTextSegment": 4096, "sampleCount": 1"#
         let deep = nestedHang(depth: 100_000, frame: frame)
         let path = try scratch.write("deep.json", Array(deep.utf8))
-        let run = runTool(["rows", path])
+        let run = ToolRun.run(["rows", path])
         #expect(run.status == 1)
-        #expect(run.stderrLines.contains { $0.contains(path + ": ") && $0.contains("JSON nested deeper than 512 levels") }, "\(run.stderr)")
+        #expect(
+            run.stderr.split(separator: "\n").contains { $0.contains(path + ": ") && $0.contains("JSON nested deeper than 512 levels") },
+            "\(run.stderr)")
         #expect(run.stdout == "[]\n" || run.stdout == "[\n]\n" || !run.stdout.contains("\"hang\""), "\(run.stdout)")
     }
 
@@ -64,9 +67,11 @@ import Testing
         bytes += Array(#"{"pad": ""#.utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: limit) + Array("\"}\n".utf8)
         bytes += Array((good + "\n").utf8)
         let path = try scratch.write("long.jsonl", bytes)
-        let run = runTool(["rows", "--format", "jsonl", path])
+        let run = ToolRun.run(["rows", "--format", "jsonl", path])
         #expect(run.status == 1)
-        #expect(run.stderrLines.contains { $0.contains(path + ": line 2") && $0.contains("longer than \(limit) bytes") }, "\(run.stderr)")
+        #expect(
+            run.stderr.split(separator: "\n").contains { $0.contains(path + ": line 2") && $0.contains("longer than \(limit) bytes") },
+            "\(run.stderr)")
         #expect(run.stdout.split(separator: "\n").count == 2)
     }
 
@@ -98,9 +103,9 @@ import Testing
         }
         writer.start()
         let standardInput = FileHandle(fileDescriptor: descriptors[0], closeOnDealloc: true)
-        let run = runTool(["rows", "--format", "jsonl", "-"], stdin: standardInput)
+        let run = ToolRun.run(["rows", "--format", "jsonl", "-"], stdin: standardInput)
         #expect(run.status == 1)
-        #expect(run.stderrLines.contains { $0.contains("<stdin>: line 2: longer than") && $0.contains("skipped") }, "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").contains { $0.contains("<stdin>: line 2: longer than") && $0.contains("skipped") }, "\(run.stderr)")
         #expect(run.stdout.split(separator: "\n").count == 2)
         // Peak memory of the whole test process: holding the line would take it past 1 GiB.
         var usage = rusage()
@@ -121,9 +126,9 @@ import Testing
         for _ in 0...(limit >> 20) { handle.write(chunk) }
         handle.write(Data("]".utf8))
         try handle.close()
-        let run = runTool(["rows", path])
+        let run = ToolRun.run(["rows", path])
         #expect(run.status == 1)
-        #expect(run.stderrLines.contains { $0.contains(path + ": ") && $0.contains("larger than \(limit) bytes") }, "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").contains { $0.contains(path + ": ") && $0.contains("larger than \(limit) bytes") }, "\(run.stderr)")
     }
 
     // MARK: Ten good files and one bad one
@@ -147,7 +152,7 @@ import Testing
         // What each good file gives on its own.
         var expectedKeys: [String] = []
         for path in good {
-            let run = runTool(["rows", "--format", "jsonl", path])
+            let run = ToolRun.run(["rows", "--format", "jsonl", path])
             #expect(run.status == 0, "\(path): \(run.stderr)")
             expectedKeys += try rowKeys(run.stdout)
         }
@@ -156,11 +161,12 @@ import Testing
         let output = scratch.file("out/rows.jsonl")
         try FileManager.default.createDirectory(atPath: scratch.file("out"), withIntermediateDirectories: true)
         let arguments = ["rows", "--format", "jsonl", "--output", output] + Array(good[..<5]) + [bad] + Array(good[5...])
-        let run = runTool(arguments)
+        let run = ToolRun.run(arguments)
         #expect(run.status == 1)
         #expect(run.stdout.isEmpty)
-        #expect(run.stderrLines.contains { $0.contains(bad + ": line 15, column 4: invalid JSON") }, "\(run.stderr)")
-        #expect(!run.stderrLines.contains { line in good.contains { line.contains($0) } }, "a good file was reported: \(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").contains { $0.contains(bad + ": line 15, column 4: invalid JSON") }, "\(run.stderr)")
+        #expect(
+            !run.stderr.split(separator: "\n").contains { line in good.contains { line.contains($0) } }, "a good file was reported: \(run.stderr)")
         let written = try String(contentsOfFile: output, encoding: .utf8)
         #expect(try rowKeys(written) == expectedKeys)
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.file("out")) == ["rows.jsonl"])
@@ -174,14 +180,14 @@ import Testing
         let sample = Paths.samples + "/metrics-ios16.json"
         // The target is a folder: refused before anything is converted (a usage error).
         try FileManager.default.createDirectory(atPath: scratch.file("out/taken"), withIntermediateDirectories: true)
-        let run = runTool(["rows", "--output", scratch.file("out/taken"), sample])
+        let run = ToolRun.run(["rows", "--output", scratch.file("out/taken"), sample])
         #expect(run.status == 64)
         #expect(run.stderr.contains(scratch.file("out/taken") + ": not a regular file (a folder)"), "\(run.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.file("out")) == ["taken"])
 
         // An existing output is replaced whole by a run that succeeds, never appended to or cut.
         let existing = try scratch.write("out/rows.json", Array("old contents".utf8))
-        let replaced = runTool(["rows", "--output", existing, sample])
+        let replaced = ToolRun.run(["rows", "--output", existing, sample])
         #expect(replaced.status == 0)
         let rows = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: existing))) as? [Any]
         #expect((rows?.count ?? 0) > 0)
@@ -211,14 +217,14 @@ import Testing
         try FileManager.default.createDirectory(atPath: root + "/130", withIntermediateDirectories: true)
 
         for build in ["../secret", "../secret/130", "..", ".", "130/../../secret", "/etc", "~", "", "13 0", "130/"] {
-            let listed = runTool(["dsyms", "--dsyms", root, build])
+            let listed = ToolRun.run(["dsyms", "--dsyms", root, build])
             #expect(listed.status == 1, "dsyms '\(build)'")
             #expect(listed.stderr.contains("a build must be one folder name"), "dsyms '\(build)': \(listed.stderr)")
             #expect(!listed.stdout.contains("4C4C4C4C-5555-3144-A1B2-000000000130"))
         }
         let payload = try scratch.write("payload.json", Array(hangPayload(frames: [("YuiApp", "4C4C4C4C-5555-3144-A1B2-000000000130", 0x4000)]).utf8))
         for build in ["../secret", "..", "130/../../secret"] {
-            let run = runTool(["symbolicate", "--dsyms", root, "--build", build, payload])
+            let run = ToolRun.run(["symbolicate", "--dsyms", root, "--build", build, payload])
             #expect(run.status == 64, "--build '\(build)'")
             #expect(run.stdout.isEmpty)
         }
@@ -229,14 +235,14 @@ import Testing
             ("YuiApp", "4C4C4C4C-5555-3144-A1B2-000000000130/../../../secret", 0x4000),
         ])
         let hostilePath = try scratch.write("hostile.json", Array(hostile.utf8))
-        let run = runTool(["symbolicate", "--json", "--dsyms", root, hostilePath])
+        let run = ToolRun.run(["symbolicate", "--json", "--dsyms", root, hostilePath])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("not a UUID; uuid left null"))
         #expect(!run.stdout.contains("\"symbolicated\""), "a frame was symbolicated: \(run.stdout)")
         #expect(!run.stdout.contains("secret/"), "\(run.stdout)")
         // The same stack with the real UUID against the secret folder as the root does symbolicate,
         // so the check above is not empty.
-        let control = runTool(["symbolicate", "--json", "--dsyms", scratch.file("secret"), payload])
+        let control = ToolRun.run(["symbolicate", "--json", "--dsyms", scratch.file("secret"), payload])
         #expect(
             control.stdout.contains("\"status\" : \"symbolicated\"") || control.stdout.contains("\"status\":\"symbolicated\""), "\(control.stdout)")
     }
@@ -266,13 +272,15 @@ import Testing
                     ("YuiApp", "4C4C4C4C-5555-3144-A1B2-000000000130", 0x4010),
                     ("YuiKit", "4C4C4C4C-5555-3144-A1B2-0000000B0130", 0x4004),
                 ]).utf8))
-        let run = runTool(["symbolicate", "--json", "--dsyms", root, payload])
+        let run = ToolRun.run(["symbolicate", "--json", "--dsyms", root, payload])
         #expect(run.status == 1, "\(run.stderr)")
         #expect(
-            run.stderrLines.contains { $0.hasPrefix("error: ") && $0.contains(truncated + ": load commands") && $0.contains("run past the end") },
+            run.stderr.split(separator: "\n").contains {
+                $0.hasPrefix("error: ") && $0.contains(truncated + ": load commands") && $0.contains("run past the end")
+            },
             "\(run.stderr)")
-        #expect(run.stderrLines.contains { $0.contains(overlapping + ": fat slice 1 overlaps") }, "\(run.stderr)")
-        #expect(run.stderrLines.contains { $0.contains(cutDWARF + ": corrupt DWARF") }, "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").contains { $0.contains(overlapping + ": fat slice 1 overlaps") }, "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").contains { $0.contains(cutDWARF + ": corrupt DWARF") }, "\(run.stderr)")
 
         let stacks = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
         let frames = try #require(stacks.first?["frames"] as? [[String: Any]])
@@ -284,14 +292,14 @@ import Testing
         #expect(frames[1]["status"] as? String == "missingDebugFile", "\(frames[1])")
 
         // `top` ranks with the good file's names and says why the broken ones were not used.
-        let ranked = runTool(["top", "--dsyms", root, payload])
+        let ranked = ToolRun.run(["top", "--dsyms", root, payload])
         #expect(ranked.status == 1, "\(ranked.stderr)")
         #expect(ranked.stdout.contains("layout.widest <- YuiApp+0x4010"), "\(ranked.stdout)")
-        #expect(ranked.stderrLines.contains { $0.contains(cutDWARF + ": corrupt DWARF") }, "\(ranked.stderr)")
-        #expect(ranked.stderrLines.contains { $0.contains(overlapping + ": fat slice 1 overlaps") }, "\(ranked.stderr)")
+        #expect(ranked.stderr.split(separator: "\n").contains { $0.contains(cutDWARF + ": corrupt DWARF") }, "\(ranked.stderr)")
+        #expect(ranked.stderr.split(separator: "\n").contains { $0.contains(overlapping + ": fat slice 1 overlaps") }, "\(ranked.stderr)")
 
         // `dsyms` lists the good files and names each broken one.
-        let listed = runTool(["dsyms", "--dsyms", root, "130"])
+        let listed = ToolRun.run(["dsyms", "--dsyms", root, "130"])
         #expect(listed.status == 1, "\(listed.stderr)")
         #expect(listed.stdout.contains("4C4C4C4C-5555-3144-A1B2-0000000B0130"))
         #expect(listed.stderr.contains(truncated) && listed.stderr.contains(overlapping), "\(listed.stderr)")

@@ -1,5 +1,6 @@
 import Foundation
 import PayloadTool
+import TestSupport
 import Testing
 
 /// One entry of `Corpus/cases.json`: a command line over a bad input and what it must give.
@@ -20,11 +21,9 @@ struct BadInputCase: Decodable, Sendable, CustomTestStringConvertible {
 }
 
 enum Paths {
-    static let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    static let corpus = tests.appendingPathComponent("Corpus").path
-    static let repo = tests.deletingLastPathComponent().deletingLastPathComponent()
-    static let fixtures = repo.appendingPathComponent("dsyms-fixtures").path
-    static let samples = repo.appendingPathComponent("samples").path
+    static let corpus = Repository.badInputCorpus.path
+    static let fixtures = Repository.checkedInDsymsFixtures.path
+    static let samples = Repository.samples.path
 
     /// Replaces the placeholders of a case's arguments.
     static func expand(_ text: String, input: String?) -> String {
@@ -45,24 +44,6 @@ enum CorpusTable {
         let data = try Data(contentsOf: URL(fileURLWithPath: Paths.corpus + "/cases.json"))
         return try JSONDecoder().decode([BadInputCase].self, from: data)
     }
-}
-
-/// What one in-process run of `payload-tool` gave.
-struct ToolRun {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-
-    var stderrLines: [Substring] { stderr.split(separator: "\n") }
-}
-
-/// Runs `payload-tool` in-process, standard input empty unless given.
-func runTool(_ arguments: [String], stdin: FileHandle? = nil) -> ToolRun {
-    var stdout = ""
-    var stderr = ""
-    let input = stdin ?? FileHandle(forReadingAtPath: "/dev/null")!
-    let status = PayloadTool.run(arguments: arguments, stdin: input, stdout: &stdout, stderr: &stderr)
-    return ToolRun(status: status, stdout: stdout, stderr: stderr)
 }
 
 /// A fresh folder under the system's temporary folder, removed by `remove()`.

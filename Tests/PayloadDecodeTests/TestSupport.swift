@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import PayloadDecode
@@ -32,8 +33,7 @@ func convertFile(_ path: String, options: ConversionOptions = ConversionOptions(
 }
 
 enum Samples {
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("samples")
+    static let folder = Repository.samples
 
     static func path(_ name: String) throws -> String {
         let path = folder.appendingPathComponent(name).path

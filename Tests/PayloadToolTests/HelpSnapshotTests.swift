@@ -1,5 +1,6 @@
 import Foundation
 import PayloadTool
+import TestSupport
 import Testing
 
 /// `payload-tool --help` and each command's `--help`, compared byte for byte with the files in
@@ -10,8 +11,7 @@ import Testing
 /// then writes its file (and passes); review the files with `git diff` before committing. See
 /// docs/command-line.md, "Tests".
 @Suite struct HelpSnapshots {
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/help")
+    static let folder = Repository.testFixtures.appendingPathComponent("help")
 
     /// The command line and the snapshot file it is compared with.
     @Test(arguments: [
@@ -25,9 +25,7 @@ import Testing
         (["report", "--help"], "report"),
     ])
     func helpMatchesItsSnapshot(arguments: [String], name: String) throws {
-        var stdout = ""
-        var stderr = ""
-        let status = PayloadTool.run(arguments: arguments, stdin: FileHandle.nullDevice, stdout: &stdout, stderr: &stderr)
+        let (status, stdout, stderr) = ToolRun.run(arguments)
         #expect(status == 0)
         #expect(stderr.isEmpty)
         let file = Self.folder.appendingPathComponent(name + ".txt")

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Where output goes, as a user runs the executable: `--output` writes regular files only (through
@@ -11,7 +12,7 @@ import Testing
     init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("yui-output-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let samplesFolder = TopFixtures.repository.appendingPathComponent("samples")
+        let samplesFolder = Repository.samples
         samples = try FileManager.default.contentsOfDirectory(atPath: samplesFolder.path)
             .filter { $0.hasSuffix(".json") || $0.hasSuffix(".jsonl") }.sorted()
             .map { samplesFolder.appendingPathComponent($0).path }
@@ -22,7 +23,7 @@ import Testing
         _ arguments: [String], output: FileHandle? = nil
     ) throws -> (status: Int32, reason: Process.TerminationReason, stdout: String, stderr: String) {
         let process = Process()
-        process.executableURL = try TopBinary.executable()
+        process.executableURL = try ToolBinary.executable()
         process.arguments = arguments
         let out = Pipe()
         let err = Pipe()
@@ -55,7 +56,7 @@ import Testing
     @Test func aClosedPipeEndsTheRunQuietly() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let process = Process()
-        process.executableURL = try TopBinary.executable()
+        process.executableURL = try ToolBinary.executable()
         // Far more output than a pipe holds.
         process.arguments = ["rows"] + Array(repeating: samples, count: 40).flatMap { $0 }
         let out = Pipe()
@@ -118,7 +119,7 @@ import Testing
     @Test(arguments: [SIGINT, SIGTERM, SIGHUP, SIGQUIT]) func anInterruptedRunLeavesNoTemporaryFile(_ signalNumber: Int32) throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let process = Process()
-        process.executableURL = try TopBinary.executable()
+        process.executableURL = try ToolBinary.executable()
         process.arguments = ["rows", "--output", path("out.json"), "-"]
         let input = Pipe()
         process.standardInput = input
@@ -149,7 +150,7 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("yui-escape-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let sample = TopFixtures.repository.appendingPathComponent("samples/metrics-ios16.json")
+        let sample = Repository.samples.appendingPathComponent("metrics-ios16.json")
         var payload = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: sample)) as? [String: Any])
         payload["appVersion"] = "\u{1B}]0;PWNED\u{07}\r\nerror: a forged line"
         var meta = try #require(payload["metaData"] as? [String: Any])
@@ -201,7 +202,7 @@ import Testing
 /// it and roll its whole batch back); the other rows pass.
 @Suite struct RowFileFrameTests {
     @Test func aNulInAnImageNameIsRefusedByTheReader() throws {
-        let sample = TopFixtures.repository.appendingPathComponent("samples/diagnostics-ios18-crashes-hang.json").path
+        let sample = Repository.samples.appendingPathComponent("diagnostics-ios18-crashes-hang.json").path
         let converted = CommandRun(["rows", "--format", "jsonl", sample])
         let lines = converted.stdout.split(separator: "\n").map(String.init)
         try #require(lines.count >= 2)
@@ -222,7 +223,7 @@ import Testing
 @Suite struct AbsurdNumberTests {
     /// The single-hang sample with its metadata changed.
     func hangPayload(_ change: (inout [String: Any]) -> Void) throws -> String {
-        let sample = TopFixtures.repository.appendingPathComponent("samples/diagnostic-single-hang.json")
+        let sample = Repository.samples.appendingPathComponent("diagnostic-single-hang.json")
         var payload = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: sample)) as? [String: Any])
         var meta = try #require(payload["diagnosticMetaData"] as? [String: Any])
         change(&meta)
@@ -261,7 +262,7 @@ import Testing
 /// A key given twice counts with its last value, as Python's json and jq read it.
 @Suite struct DuplicateKeyTests {
     @Test func theLastValueOfARepeatedKeyCounts() throws {
-        let sample = TopFixtures.repository.appendingPathComponent("samples/diagnostics-ios18-crashes-hang.json").path
+        let sample = Repository.samples.appendingPathComponent("diagnostics-ios18-crashes-hang.json").path
         let text = try String(contentsOfFile: sample, encoding: .utf8)
         let repeated = text.replacingOccurrences(of: "\"hangDiagnostics\" :", with: "\"hangDiagnostics\": [], \"hangDiagnostics\" :")
         try #require(repeated != text)

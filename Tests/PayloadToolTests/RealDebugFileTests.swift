@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import PayloadTool
@@ -276,8 +277,7 @@ struct Agreement {
         defer { try? FileManager.default.removeItem(at: root) }
         let build = root.appendingPathComponent("7")
         try FileManager.default.createDirectory(at: build, withIntermediateDirectories: true)
-        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("BadInputTests/Corpus/macho-debug-abbrev-zeroed.macho")
+        let corpus = Repository.badInputCorpus.appendingPathComponent("macho-debug-abbrev-zeroed.macho")
         let copy = build.appendingPathComponent("Broken")
         try FileManager.default.copyItem(at: corpus, to: copy)
         let refused = CommandRun(["symbolicate", "--object", copy.path, "0x4000"])

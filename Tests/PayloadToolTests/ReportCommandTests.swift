@@ -1,14 +1,15 @@
 import Foundation
 import PayloadTool
 import RowStore
+import TestSupport
 import Testing
 
 /// The shipped report sample (samples/report/rows.jsonl, made by samples/report/make-rows.py) and
 /// a summaries file of the test's own, so no test reads or writes ~/.yui-perf-builds.json.
 struct ReportSample {
-    static let rows = TopFixtures.repository.appendingPathComponent("samples/report/rows.jsonl").path
-    static let dsyms = TopFixtures.repository.appendingPathComponent("samples/dsyms").path
-    static let expected = TopFixtures.repository.appendingPathComponent("Tests/Fixtures/report")
+    static let rows = Repository.samples.appendingPathComponent("report/rows.jsonl").path
+    static let dsyms = Repository.samples.appendingPathComponent("dsyms").path
+    static let expected = Repository.testFixtures.appendingPathComponent("report")
 
     let folder: URL
     var summaries: String { folder.appendingPathComponent("builds.json").path }
@@ -21,7 +22,7 @@ struct ReportSample {
     func remove() { try? FileManager.default.removeItem(at: folder) }
 
     func run(_ arguments: [String], inputs: [String] = [ReportSample.rows]) -> (status: Int32, stdout: String, stderr: String) {
-        TopHarness.run(["report", "--dsyms", Self.dsyms, "--summaries", summaries] + arguments + inputs)
+        ToolRun.run(["report", "--dsyms", Self.dsyms, "--summaries", summaries] + arguments + inputs)
     }
 
     static func expected(_ name: String) throws -> String {
@@ -174,14 +175,14 @@ struct ReportSample {
         (["report", "--budgets", "/nonexistent/budgets.json", "x"], "--budgets"),
     ])
     func usageErrorsExit64(arguments: [String], mention: String) {
-        let run = TopHarness.run(arguments)
+        let run = ToolRun.run(arguments)
         #expect(run.status == 64)
         #expect(run.stderr.contains(mention), "stderr: \(run.stderr)")
         #expect(run.stdout.isEmpty)
     }
 
     @Test func helpListsEveryOption() {
-        let run = TopHarness.run(["report", "--help"])
+        let run = ToolRun.run(["report", "--help"])
         #expect(run.status == 0)
         for option in ["--days", "--build", "--json", "--briefing", "--yl", "--db", "--user", "--budgets", "--summaries", "--dsyms"] {
             #expect(run.stdout.contains(option), "help lacks \(option)")
@@ -275,7 +276,7 @@ struct ReportFromTheDatabase {
         }
         let strangerRows = sample.folder.appendingPathComponent("stranger.jsonl").path
         try (strangerLines.joined(separator: "\n") + "\n").write(toFile: strangerRows, atomically: true, encoding: .utf8)
-        let load = TopHarness.run(["load", "--db", url, "--create-users", ReportSample.rows, strangerRows])
+        let load = ToolRun.run(["load", "--db", url, "--create-users", ReportSample.rows, strangerRows])
         #expect(load.status == 0, "stderr: \(load.stderr)")
 
         for mode in [[], ["--json"], ["--yl"], ["--briefing"]] {
@@ -284,7 +285,7 @@ struct ReportFromTheDatabase {
             #expect(fromDatabase.status == 0, "stderr: \(fromDatabase.stderr)")
             #expect(fromDatabase.stdout == fromFiles.stdout, "mode \(mode)")
         }
-        let stranger = TopHarness.run(
+        let stranger = ToolRun.run(
             [
                 "report", "--summaries", sample.folder.appendingPathComponent("s.json").path, "--dsyms", ReportSample.dsyms, "--db", url, "--user",
                 Self.stranger,

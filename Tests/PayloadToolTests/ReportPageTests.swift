@@ -1,5 +1,6 @@
 import Foundation
 import SpeedReport
+import TestSupport
 import Testing
 
 /// `report --html`, rendered in headless Chromium and clicked as a person would
@@ -41,7 +42,7 @@ import Testing
     static func check(_ page: String) throws -> PageCheck {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", TopFixtures.repository.appendingPathComponent("scripts/browser-check").path, page]
+        process.arguments = ["python3", Repository.root.appendingPathComponent("scripts/browser-check").path, page]
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output

@@ -1,27 +1,12 @@
 import Foundation
 import PayloadDecode
+import TestSupport
 import Testing
 
 @testable import PayloadTool
 
 @Suite struct RowsCommandTests {
-    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("samples")
-
-    func sample(_ name: String) -> String { Self.samples.appendingPathComponent(name).path }
-
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    func run(_ arguments: [String], stdin: FileHandle = FileHandle.nullDevice) -> Run {
-        var out = ""
-        var err = ""
-        let status = PayloadTool.run(arguments: ["rows"] + arguments, stdin: stdin, stdout: &out, stderr: &err)
-        return Run(status: status, stdout: out, stderr: err)
-    }
+    func sample(_ name: String) -> String { Repository.samples.appendingPathComponent(name).path }
 
     func temporaryFolder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rows-cmd-\(getpid())-\(UInt64.random(in: 0...UInt64.max))")
@@ -30,7 +15,7 @@ import Testing
     }
 
     @Test func help() {
-        let result = run(["--help"])
+        let result = ToolRun.run(["rows", "--help"])
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty)
         for section in ["OVERVIEW:", "USAGE:", "ARGUMENTS:", "OPTIONS:", "--format", "--user", "--timezone", "--output", "--promotion"] {
@@ -45,7 +30,7 @@ import Testing
         (["--frobnicate", "x.json"], "Unknown option '--frobnicate'"),
     ])
     func usageErrorsExit64(arguments: [String], message: String) {
-        let result = run(arguments)
+        let result = ToolRun.run(["rows"] + arguments)
         #expect(result.status == 64)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.hasPrefix("Error: "))
@@ -54,7 +39,7 @@ import Testing
     }
 
     @Test func defaultIsOneJSONArrayOfEveryRow() throws {
-        let result = run([sample("metrics-ios16.json"), sample("diagnostics-ios18-crashes-hang.json")])
+        let result = ToolRun.run(["rows", sample("metrics-ios16.json"), sample("diagnostics-ios18-crashes-hang.json")])
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty)
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
@@ -70,9 +55,9 @@ import Testing
     @Test func formatsCarryTheSameValues() throws {
         let user = "0B9C7D3E-1F2A-4B5C-8D6E-7F8091A2B3C4"
         let input = sample("payloads.jsonl")
-        let jsonl = run(["--format", "jsonl", "--user", user, input])
-        let csv = run(["--format=csv", "--user", user, input])
-        let sql = run(["--format", "sql", "--user", user, input])
+        let jsonl = ToolRun.run(["rows", "--format", "jsonl", "--user", user, input])
+        let csv = ToolRun.run(["rows", "--format=csv", "--user", user, input])
+        let sql = ToolRun.run(["rows", "--format", "sql", "--user", user, input])
         #expect([jsonl.status, csv.status, sql.status] == [0, 0, 0])
         let lines = jsonl.stdout.split(separator: "\n")
         #expect(lines.count == 10)
@@ -89,8 +74,8 @@ import Testing
 
     @Test func outputIsByteIdenticalAcrossRuns() {
         let arguments = [sample("diagnostics-ios14-quirk.json"), sample("metrics-ios14-zh.json")]
-        #expect(run(arguments).stdout == run(arguments).stdout)
-        #expect(run(["--format", "sql"] + arguments).stdout == run(["--format", "sql"] + arguments).stdout)
+        #expect(ToolRun.run(["rows"] + arguments).stdout == ToolRun.run(["rows"] + arguments).stdout)
+        #expect(ToolRun.run(["rows", "--format", "sql"] + arguments).stdout == ToolRun.run(["rows", "--format", "sql"] + arguments).stdout)
     }
 
     /// Files converted at once are written in input order: output and messages do not depend on --jobs.
@@ -104,9 +89,9 @@ import Testing
             "diagnostics-ios18-exceptions.json", "metrics-ios14-zh.json",
         ]
         let inputs = names.map(sample) + [broken.path] + names.map(sample) + [folder.appendingPathComponent("missing.json").path]
-        let serial = run(["--jobs", "1", "--format", "jsonl"] + inputs)
+        let serial = ToolRun.run(["rows", "--jobs", "1", "--format", "jsonl"] + inputs)
         for jobs in ["2", "3", "8"] {
-            let parallel = run(["--jobs", jobs, "--format", "jsonl"] + inputs)
+            let parallel = ToolRun.run(["rows", "--jobs", jobs, "--format", "jsonl"] + inputs)
             #expect(parallel.status == serial.status)
             #expect(parallel.stdout == serial.stdout)
             #expect(parallel.stderr == serial.stderr)
@@ -121,7 +106,9 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let broken = folder.appendingPathComponent("broken.json")
         try "{ \"timeStampBegin\" : ".write(to: broken, atomically: true, encoding: .utf8)
-        let result = run(["--format", "jsonl", broken.path, sample("metrics-ios13.json"), folder.appendingPathComponent("missing.json").path])
+        let result = ToolRun.run([
+            "rows", "--format", "jsonl", broken.path, sample("metrics-ios13.json"), folder.appendingPathComponent("missing.json").path,
+        ])
         #expect(result.status == 1)
         #expect(result.stdout.split(separator: "\n").count == 7)
         let messages = result.stderr.split(separator: "\n")
@@ -137,7 +124,7 @@ import Testing
         let text = try String(contentsOfFile: sample("metrics-ios16.json"), encoding: .utf8).replacingOccurrences(
             of: "\"100 sec\"", with: "\"100 fortnights\"")
         try text.write(to: file, atomically: true, encoding: .utf8)
-        let result = run(["--format", "jsonl", file.path])
+        let result = ToolRun.run(["rows", "--format", "jsonl", file.path])
         #expect(result.status == 0)
         #expect(result.stderr == "warning: \(file.path): payload 1, key cpuMetrics.cumulativeCPUTime: unknown unit 'fortnights'; row left out\n")
         #expect(result.stdout.split(separator: "\n").count == 7)
@@ -147,24 +134,24 @@ import Testing
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let target = folder.appendingPathComponent("rows.json")
-        let result = run(["--output", target.path, sample("metrics-ios16.json")])
+        let result = ToolRun.run(["rows", "--output", target.path, sample("metrics-ios16.json")])
         #expect(result.status == 0)
         #expect(result.stdout.isEmpty)
         let written = try String(contentsOf: target, encoding: .utf8)
-        #expect(written == run([sample("metrics-ios16.json")]).stdout)
+        #expect(written == ToolRun.run(["rows", sample("metrics-ios16.json")]).stdout)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["rows.json"])
     }
 
     @Test func outputIntoAMissingFolderFailsAndLeavesNothing() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let result = run(["--output", folder.appendingPathComponent("nope/rows.json").path, sample("metrics-ios16.json")])
+        let result = ToolRun.run(["rows", "--output", folder.appendingPathComponent("nope/rows.json").path, sample("metrics-ios16.json")])
         #expect(result.status == 1)
         #expect(result.stderr.contains("cannot create the output file"))
         // A target that is a folder: refused before anything runs, nothing written.
         let blocker = folder.appendingPathComponent("taken")
         try FileManager.default.createDirectory(at: blocker.appendingPathComponent("inside"), withIntermediateDirectories: true)
-        let second = run(["--output", blocker.path, sample("metrics-ios16.json")])
+        let second = ToolRun.run(["rows", "--output", blocker.path, sample("metrics-ios16.json")])
         #expect(second.status == 64)
         #expect(second.stderr.contains("not a regular file (a folder)"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["taken"])
@@ -174,17 +161,17 @@ import Testing
         let pipe = Pipe()
         pipe.fileHandleForWriting.write(try Data(contentsOf: URL(fileURLWithPath: sample("diagnostic-single-hang.json"))))
         try pipe.fileHandleForWriting.close()
-        let result = run(["--format", "jsonl", "-"], stdin: pipe.fileHandleForReading)
+        let result = ToolRun.run(["rows", "--format", "jsonl", "-"], stdin: pipe.fileHandleForReading)
         #expect(result.status == 0)
         #expect(result.stdout.contains("\"name\":\"hang\""))
     }
 
     @Test func timezoneAndPromotionFlags() throws {
-        let result = run(["--format", "jsonl", "--timezone", "Europe/Berlin", "--promotion", "off", sample("metrics-ios16.json")])
+        let result = ToolRun.run(["rows", "--format", "jsonl", "--timezone", "Europe/Berlin", "--promotion", "off", sample("metrics-ios16.json")])
         #expect(result.status == 0)
         #expect(result.stdout.contains("\"period_start\":\"2022-11-13T23:00:00Z\""))
         #expect(!result.stdout.contains("\"promotion\":true"))
-        let offset = run(["--format", "jsonl", "--timezone", "-05:00", sample("metrics-ios16.json")])
+        let offset = ToolRun.run(["rows", "--format", "jsonl", "--timezone", "-05:00", sample("metrics-ios16.json")])
         #expect(offset.stdout.contains("\"period_start\":\"2022-11-14T05:00:00Z\""))
     }
 }

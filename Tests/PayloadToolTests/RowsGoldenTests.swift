@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import PayloadTool
@@ -6,9 +7,7 @@ import Testing
 /// `rows` output compared byte for byte with the output before issue 18's speed work
 /// (Tests/Fixtures/rows-golden/README.md), in all four formats.
 @Suite struct RowsGoldenTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let golden = root.appendingPathComponent("Tests/Fixtures/rows-golden")
+    static let golden = Repository.testFixtures.appendingPathComponent("rows-golden")
 
     static func files(in folder: URL) -> [String] {
         // Payload files only: samples/ also holds the report's folders (samples/report, samples/dsyms).
@@ -26,12 +25,12 @@ import Testing
     }
 
     static let cases: [Case] = [
-        Case(name: "samples", inputs: root.appendingPathComponent("samples"), flags: []),
+        Case(name: "samples", inputs: Repository.samples, flags: []),
         Case(
-            name: "samples-user-berlin", inputs: root.appendingPathComponent("samples"),
+            name: "samples-user-berlin", inputs: Repository.samples,
             flags: ["--user", "0B9C7D3E-1F2A-4B5C-8D6E-7F8091A2B3C4", "--timezone", "Europe/Berlin"]),
         Case(
-            name: "single-diagnostics", inputs: root.appendingPathComponent("Tests/Fixtures/single-diagnostics"),
+            name: "single-diagnostics", inputs: Repository.testFixtures.appendingPathComponent("single-diagnostics"),
             flags: ["--period-start", "2026-11-28 10:00:00"]),
         Case(name: "real-shaped", inputs: golden.appendingPathComponent("real-shaped"), flags: []),
     ]
@@ -43,11 +42,7 @@ import Testing
         let expected = try Data(contentsOf: Self.golden.appendingPathComponent("\(testCase.name).\(format)"))
         // One job and several: the bytes must not depend on how the files were shared out.
         for jobs in ["1", "3"] {
-            var out = ""
-            var err = ""
-            let status = PayloadTool.run(
-                arguments: ["rows", "--format", format, "--jobs", jobs] + testCase.flags + inputs, stdin: FileHandle.nullDevice,
-                stdout: &out, stderr: &err)
+            let (status, out, err) = ToolRun.run(["rows", "--format", format, "--jobs", jobs] + testCase.flags + inputs)
             #expect(status == 0, "\(err)")
             let got = Data(out.utf8)
             if got != expected {

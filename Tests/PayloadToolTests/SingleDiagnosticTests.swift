@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Single diagnostics as crash-reporting SDKs store them (`MXDiagnostic.jsonRepresentation()`: no
@@ -6,7 +7,7 @@ import Testing
 /// watchdog kill with a long multi-line terminationReason, a plain SIGABRT (written here in those
 /// shapes, `Tests/Fixtures/single-diagnostics/`). The period rule is docs/rows.md's.
 @Suite struct SingleDiagnosticTests {
-    static let folder = TopFixtures.repository.appendingPathComponent("Tests/Fixtures/single-diagnostics")
+    static let folder = Repository.testFixtures.appendingPathComponent("single-diagnostics")
 
     struct Row: Decodable {
         var name: String
@@ -84,7 +85,7 @@ import Testing
 
     @Test func topRanksTheSingleDiagnosticsWithNames() throws {
         let files = ["crash-signpost.json", "watchdog-kill.json", "sigabrt.json"].map { Self.folder.appendingPathComponent($0).path }
-        let result = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms] + files)
+        let result = ToolRun.run(["top", "--dsyms", TopFixtures.dsyms] + files)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             result.stdout == """

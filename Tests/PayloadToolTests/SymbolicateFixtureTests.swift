@@ -1,17 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import PayloadTool
 
 /// The debug-file fixtures for PayloadTool's tests (see `dsyms-fixtures/manifest.json`).
 enum SymbolicateFixtures {
-    static var root: URL {
-        if let override = ProcessInfo.processInfo.environment["YUI_DSYMS_FIXTURES"] {
-            return URL(fileURLWithPath: override)
-        }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("dsyms-fixtures")
-    }
+    static var root: URL { Repository.dsymsFixtures }
 
     struct Missing: Error, CustomStringConvertible { var description: String }
 
@@ -55,12 +50,7 @@ struct CommandRun {
         let input = FileManager.default.temporaryDirectory.appendingPathComponent("yui-sym-stdin-\(UUID().uuidString)")
         FileManager.default.createFile(atPath: input.path, contents: Data(stdin.utf8))
         defer { try? FileManager.default.removeItem(at: input) }
-        let handle = FileHandle(forReadingAtPath: input.path)!
-        var out = ""
-        var err = ""
-        status = PayloadTool.run(arguments: arguments, stdin: handle, stdout: &out, stderr: &err)
-        stdout = out
-        stderr = err
+        (status, stdout, stderr) = ToolRun.run(arguments, stdin: FileHandle(forReadingAtPath: input.path)!)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `--symbols DIR`: system images' symbol files, found by UUID, name system frames. A real
@@ -47,7 +48,7 @@ import Testing
     @Test func systemFramesAreNamedInTopAndListedByDsyms() throws {
         let path = try crash([("UIKitCore", Self.standInUUID, 0x1b70 + 9), ("UIKitCore", Self.standInUUID, 0x1d30 + 5)])
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let top = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms, "--symbols", try symbolsFolder, path])
+        let top = ToolRun.run(["top", "--dsyms", TopFixtures.dsyms, "--symbols", try symbolsFolder, path])
         #expect(top.status == 0, "\(top.stderr)")
         #expect(
             top.stdout.contains("crash 1.0 s x1   (system) CrashGenerationClient.RequestDumpForException <- google_breakpad.ReadTaskMemory"),

@@ -1,21 +1,11 @@
 import Foundation
 import PayloadTool
+import TestSupport
 import Testing
-
-/// Runs `payload-tool ARGUMENTS` in-process and returns what it wrote. (Named for `top` so it
-/// cannot collide with other helpers' test support in this target.)
-enum TopHarness {
-    static func run(_ arguments: [String], stdin: FileHandle = FileHandle.nullDevice) -> (status: Int32, stdout: String, stderr: String) {
-        var out = ""
-        var err = ""
-        let status = PayloadTool.run(arguments: arguments, stdin: stdin, stdout: &out, stderr: &err)
-        return (status, out, err)
-    }
-}
 
 @Suite struct TopCommandLine {
     @Test func helpGoesToStandardOutput() {
-        let result = TopHarness.run(["top", "--help"])
+        let result = ToolRun.run(["top", "--help"])
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty)
         for heading in ["OVERVIEW:", "USAGE:", "ARGUMENTS:", "OPTIONS:", "--crash-weight", "--app-image", "--folded"] {
@@ -37,7 +27,7 @@ enum TopHarness {
         (["top", "--db", "", "x.json"], "'--db'"),
     ])
     func usageErrorsNameTheOptionAndExit64(arguments: [String], mention: String) {
-        let result = TopHarness.run(arguments)
+        let result = ToolRun.run(arguments)
         #expect(result.status == 64)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains(mention))
@@ -46,7 +36,7 @@ enum TopHarness {
 
     @Test func anUnreadableInputIsNamedAndFailsTheRun() {
         let missing = "/nonexistent/top-input-\(getpid()).json"
-        let result = TopHarness.run(["top", missing])
+        let result = ToolRun.run(["top", missing])
         #expect(result.status == 1)
         #expect(result.stderr.contains(missing))
     }

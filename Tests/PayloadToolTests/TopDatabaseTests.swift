@@ -1,6 +1,7 @@
 import Foundation
 import PayloadTool
 import RowStore
+import TestSupport
 import Testing
 
 /// `top --db` against a live PostgreSQL server (`scripts/with-postgres` sets
@@ -13,17 +14,17 @@ struct TopFromTheDatabase {
         let (url, drop) = try Self.migratedDatabase()
         defer { drop() }
         let files = try TopFixtures.all()
-        let load = TopHarness.run(["load", "--db", url, "--user", Self.user, "--create-users"] + files)
+        let load = ToolRun.run(["load", "--db", url, "--user", Self.user, "--create-users"] + files)
         #expect(load.status == 0, "stderr: \(load.stderr)")
 
-        let fromFiles = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms, "--json", "--user", Self.user] + files)
-        let fromDatabase = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms, "--json", "--db", url])
+        let fromFiles = ToolRun.run(["top", "--dsyms", TopFixtures.dsyms, "--json", "--user", Self.user] + files)
+        let fromDatabase = ToolRun.run(["top", "--dsyms", TopFixtures.dsyms, "--json", "--db", url])
         #expect(fromDatabase.status == 0, "stderr: \(fromDatabase.stderr)")
         #expect(fromDatabase.stdout == fromFiles.stdout)
-        let text = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms, "--build", "130", "--db", url, "--user", Self.user])
+        let text = ToolRun.run(["top", "--dsyms", TopFixtures.dsyms, "--build", "130", "--db", url, "--user", Self.user])
         #expect(text.stdout.hasPrefix("build 130\n  1. hang 2.5 s x1 (max 2.5 s)   yui.area <- Ledger.reserve"))
         // Another user's rows are not this user's ranking.
-        let other = TopHarness.run(["top", "--db", url, "--user", "00000000-0000-4000-8000-000000000000"])
+        let other = ToolRun.run(["top", "--db", url, "--user", "00000000-0000-4000-8000-000000000000"])
         #expect(other.status == 0)
         #expect(other.stdout.isEmpty)
     }
@@ -33,13 +34,13 @@ struct TopFromTheDatabase {
     @Test func printsTheSameTextAsTopOverTheSamples() throws {
         let (url, drop) = try Self.migratedDatabase()
         defer { drop() }
-        let samplesFolder = TopFixtures.repository.appendingPathComponent("samples").path
+        let samplesFolder = Repository.samples.path
         let samples = try FileManager.default.contentsOfDirectory(atPath: samplesFolder)
             .filter { $0.hasSuffix(".json") || $0.hasSuffix(".jsonl") }.sorted().map { samplesFolder + "/" + $0 }
-        let load = TopHarness.run(["load", "--db", url, "--user", Self.user, "--create-users"] + samples)
+        let load = ToolRun.run(["load", "--db", url, "--user", Self.user, "--create-users"] + samples)
         #expect(load.status == 0, "stderr: \(load.stderr)")
-        let fromFiles = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms, "--user", Self.user] + samples)
-        let fromDatabase = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms, "--db", url, "--user", Self.user])
+        let fromFiles = ToolRun.run(["top", "--dsyms", TopFixtures.dsyms, "--user", Self.user] + samples)
+        let fromDatabase = ToolRun.run(["top", "--dsyms", TopFixtures.dsyms, "--db", url, "--user", Self.user])
         #expect(fromDatabase.status == 0, "stderr: \(fromDatabase.stderr)")
         #expect(fromDatabase.stdout.contains("no hangs or crashes"))
         #expect(fromDatabase.stdout == fromFiles.stdout)
@@ -61,7 +62,7 @@ struct TopFromTheDatabase {
             let database = try RowDatabase(url: url)
             for migration in ["bare_database.sql", "yui_perf.sql"] {
                 try database.runScript(
-                    try String(contentsOf: TopFixtures.repository.appendingPathComponent("db/\(migration)"), encoding: .utf8))
+                    try String(contentsOf: Repository.root.appendingPathComponent("db/\(migration)"), encoding: .utf8))
             }
         } catch {
             drop()
@@ -71,7 +72,7 @@ struct TopFromTheDatabase {
     }
 
     @Test func anUnreachableDatabaseFailsTheRunAndSaysSo() {
-        let result = TopHarness.run(["top", "--db", "postgresql:///nonexistent?host=/nonexistent-socket-dir"])
+        let result = ToolRun.run(["top", "--db", "postgresql:///nonexistent?host=/nonexistent-socket-dir"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("--db"))
     }

@@ -1,15 +1,14 @@
 import Foundation
 import PayloadTool
+import TestSupport
 import Testing
 
 /// The `top` test set (`scripts/make-top-testset`) over the fixture app's real debug files
 /// (`dsyms-fixtures/builds`). Every expected line below is computed by hand from the durations
 /// the script chose; the script's header shows the sums.
 enum TopFixtures {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let folder = repository.appendingPathComponent("Tests/Fixtures/top")
-    static let dsyms = repository.appendingPathComponent("dsyms-fixtures/builds").path
+    static let folder = Repository.testFixtures.appendingPathComponent("top")
+    static let dsyms = Repository.checkedInDsymsFixtures.appendingPathComponent("builds").path
 
     static func path(_ name: String) throws -> String {
         let url = folder.appendingPathComponent(name)
@@ -31,7 +30,7 @@ enum TopFixtures {
 
 @Suite struct TopOnTheTestSet {
     @Test func givesTheHandComputedLinesPerBuildNewestFirst() throws {
-        let result = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms] + (try TopFixtures.all()))
+        let result = ToolRun.run(["top", "--dsyms", TopFixtures.dsyms] + (try TopFixtures.all()))
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(
             result.stdout == """
@@ -51,7 +50,7 @@ enum TopFixtures {
     /// YuiKit has no debug file in build 131, yet it is the app's code (not one of Apple's
     /// images): its frames lead line 4 as `YuiKit+0x...`. Line 5 is all system frames.
     @Test func theRestOfBuild131SystemFallbackAndFramesWithoutDebugFile() throws {
-        let result = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms, "--build", "131", "--count", "9"] + (try TopFixtures.all()))
+        let result = ToolRun.run(["top", "--dsyms", TopFixtures.dsyms, "--build", "131", "--count", "9"] + (try TopFixtures.all()))
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(
             result.stdout == """
@@ -68,7 +67,7 @@ enum TopFixtures {
     }
 
     @Test func anAppImageWithoutDebugFileCountsWhenNamed() throws {
-        let result = TopHarness.run(
+        let result = ToolRun.run(
             ["top", "--dsyms", TopFixtures.dsyms, "--build", "131", "--count", "9", "--app-image", "YuiKit"]
                 + (try TopFixtures.all()))
         #expect(result.status == 0, "stderr: \(result.stderr)")
@@ -79,7 +78,7 @@ enum TopFixtures {
     }
 
     @Test func crashWeightChangesTheRanking() throws {
-        let result = TopHarness.run(
+        let result = ToolRun.run(
             ["top", "--dsyms", TopFixtures.dsyms, "--build", "131", "--count", "4", "--crash-weight", "0.5"]
                 + (try TopFixtures.all()))
         #expect(result.status == 0, "stderr: \(result.stderr)")
@@ -95,7 +94,7 @@ enum TopFixtures {
     }
 
     @Test func aBuildWithoutRowsSaysSo() throws {
-        let result = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms, "--build", "129"] + (try TopFixtures.all()))
+        let result = ToolRun.run(["top", "--dsyms", TopFixtures.dsyms, "--build", "129"] + (try TopFixtures.all()))
         #expect(result.status == 0)
         #expect(result.stdout == "build 129\n  no hangs or crashes\n")
         #expect(result.stderr.contains("no rows of build 129"))
@@ -105,20 +104,20 @@ enum TopFixtures {
         let bad = FileManager.default.temporaryDirectory.appendingPathComponent("top-bad-\(getpid()).json")
         try Data("{\"crashDiagnostics\": [".utf8).write(to: bad)
         defer { try? FileManager.default.removeItem(at: bad) }
-        let result = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms, bad.path] + (try TopFixtures.all()))
+        let result = ToolRun.run(["top", "--dsyms", TopFixtures.dsyms, bad.path] + (try TopFixtures.all()))
         #expect(result.status == 1)
         #expect(result.stderr.contains(bad.path))
         #expect(result.stdout.hasPrefix("build 131\n  1. hang 3.6 s x3 (max 1.5 s)"))
     }
 
     @Test func rowFilesRankTheSameAsThePayloads() throws {
-        let rows = TopHarness.run(["rows"] + (try TopFixtures.all()))
+        let rows = ToolRun.run(["rows"] + (try TopFixtures.all()))
         #expect(rows.status == 0, "stderr: \(rows.stderr)")
         let rowFile = FileManager.default.temporaryDirectory.appendingPathComponent("top-rows-\(getpid()).json")
         try Data(rows.stdout.utf8).write(to: rowFile)
         defer { try? FileManager.default.removeItem(at: rowFile) }
-        let fromRows = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms, "--json", rowFile.path])
-        let fromPayloads = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms, "--json"] + (try TopFixtures.all()))
+        let fromRows = ToolRun.run(["top", "--dsyms", TopFixtures.dsyms, "--json", rowFile.path])
+        let fromPayloads = ToolRun.run(["top", "--dsyms", TopFixtures.dsyms, "--json"] + (try TopFixtures.all()))
         #expect(fromRows.status == 0, "stderr: \(fromRows.stderr)")
         #expect(fromRows.stdout == fromPayloads.stdout)
     }
@@ -126,7 +125,7 @@ enum TopFixtures {
 
 @Suite struct TopMachineForms {
     @Test func jsonCarriesTheHeaviestOccurrencesFramesAndEveryRowKey() throws {
-        let result = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms, "--json", "--build", "131"] + (try TopFixtures.all()))
+        let result = ToolRun.run(["top", "--dsyms", TopFixtures.dsyms, "--json", "--build", "131"] + (try TopFixtures.all()))
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let build = try #require((document["builds"] as? [[String: Any]])?.first)
@@ -163,7 +162,7 @@ enum TopFixtures {
     }
 
     @Test func foldedStacksAreWholeRootFirstAndWeightedInMilliseconds() throws {
-        let result = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms, "--folded", "--build", "130"] + (try TopFixtures.all()))
+        let result = ToolRun.run(["top", "--dsyms", TopFixtures.dsyms, "--folded", "--build", "130"] + (try TopFixtures.all()))
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let parse = "build 130;hang;dyld+0x1d54;main;ThreadView.refresh;ThreadView.body;closure in ThreadView.body;ChatStore.apply;YuiLines.parse"
         let tail = "dyld+0x1d54;main;ThreadView.refresh;ChatStore.reload;YuiKitMeasure"
@@ -180,8 +179,8 @@ enum TopFixtures {
 
 @Suite struct TopDuplicates {
     @Test func aDumpGivenTwiceCountsOnce() throws {
-        let once = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms] + (try TopFixtures.all()))
-        let twice = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms] + (try TopFixtures.all()) + (try TopFixtures.all()))
+        let once = ToolRun.run(["top", "--dsyms", TopFixtures.dsyms] + (try TopFixtures.all()))
+        let twice = ToolRun.run(["top", "--dsyms", TopFixtures.dsyms] + (try TopFixtures.all()) + (try TopFixtures.all()))
         #expect(twice.status == 0)
         #expect(twice.stdout == once.stdout)
         #expect(twice.stderr.contains("note: 13 hang or crash rows read more than once"))
@@ -191,10 +190,10 @@ enum TopFixtures {
 /// The README's main job: build 104 has no debug files, yet its stacks are the app's own frames.
 @Suite struct TopOnTheSamples {
     @Test func aBuildWithoutDebugFilesRanksItsAppFramesNotTheSystem() throws {
-        let samplesFolder = TopFixtures.repository.appendingPathComponent("samples")
+        let samplesFolder = Repository.samples
         let samples = try FileManager.default.contentsOfDirectory(atPath: samplesFolder.path)
             .filter { $0.hasSuffix(".json") || $0.hasSuffix(".jsonl") }.sorted().map { samplesFolder.appendingPathComponent($0).path }
-        let result = TopHarness.run(["top", "--dsyms", TopFixtures.dsyms, "--build", "104"] + samples)
+        let result = ToolRun.run(["top", "--dsyms", TopFixtures.dsyms, "--build", "104"] + samples)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             result.stdout == """

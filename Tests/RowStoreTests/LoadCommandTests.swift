@@ -2,22 +2,8 @@ import Foundation
 import PayloadDecode
 import PayloadTool
 import RowStore
+import TestSupport
 import Testing
-
-/// A command's exit status and what it wrote.
-struct CommandOutcome {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-}
-
-func runTool(_ arguments: [String]) -> CommandOutcome {
-    var stdout = ""
-    var stderr = ""
-    let status = PayloadTool.run(
-        arguments: arguments, stdin: FileHandle.nullDevice, stdout: &stdout, stderr: &stderr)
-    return CommandOutcome(status: status, stdout: stdout, stderr: stderr)
-}
 
 /// A temp directory removed when the value goes away.
 final class ScratchDirectory {
@@ -53,7 +39,7 @@ func readRows(_ path: String, user: String? = nil) -> (rows: [Row], diagnostics:
 
 @Suite struct LoadCommandUsageTests {
     @Test func helpFollowsTheLayoutAndGoesToStandardOutput() {
-        let outcome = runTool(["load", "--help"])
+        let outcome = ToolRun.run(["load", "--help"])
         #expect(outcome.status == 0)
         #expect(outcome.stderr.isEmpty)
         for section in ["OVERVIEW:", "USAGE: payload-tool load --db <url>", "ARGUMENTS:", "OPTIONS:", "--batch-size"] {
@@ -70,7 +56,7 @@ func readRows(_ path: String, user: String? = nil) -> (rows: [Row], diagnostics:
         (["load", "--db", "postgresql:///x", "--frobnicate", "a.json"], "Unknown option '--frobnicate'."),
     ])
     func aUsageErrorExits64AndSaysWhatIsWrong(arguments: [String], message: String) {
-        let outcome = runTool(arguments)
+        let outcome = ToolRun.run(arguments)
         #expect(outcome.status == 64)
         #expect(outcome.stdout.isEmpty)
         #expect(outcome.stderr.hasPrefix("Error: \(message)"))
@@ -78,7 +64,7 @@ func readRows(_ path: String, user: String? = nil) -> (rows: [Row], diagnostics:
     }
 
     @Test func aServerThatCannotBeReachedExits1NamingTheURLWithoutItsPassword() {
-        let outcome = runTool(["load", "--db", "postgresql://loader:s3cret@127.0.0.1:1/postgres", "a.json"])
+        let outcome = ToolRun.run(["load", "--db", "postgresql://loader:s3cret@127.0.0.1:1/postgres", "a.json"])
         #expect(outcome.status == 1)
         #expect(outcome.stdout.isEmpty)
         #expect(outcome.stderr.hasPrefix("error: cannot connect to postgresql://loader:***@127.0.0.1:1/postgres: "))
@@ -92,7 +78,7 @@ struct LoadCommandTests {
 
     /// The shipped samples, every dump in `samples/` (`.json` and `.jsonl`; the folder also holds their generator).
     static func samples() throws -> [String] {
-        let folder = TestServer.repositoryRoot.appendingPathComponent("samples")
+        let folder = Repository.samples
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
             .filter { $0.hasSuffix(".json") || $0.hasSuffix(".jsonl") }.sorted()
         try #require(!names.isEmpty, "no samples in \(folder.path)")
@@ -105,7 +91,7 @@ struct LoadCommandTests {
         let samples = try Self.samples()
 
         // What `rows` makes of the samples is what the table must end up holding.
-        let converted = runTool(["rows", "--user", Self.user] + samples)
+        let converted = ToolRun.run(["rows", "--user", Self.user] + samples)
         try #require(converted.status == 0, "rows failed: \(converted.stderr)")
         let rowsFile = try scratch.file("rows.json", converted.stdout)
         let expected = readRows(rowsFile)
@@ -117,7 +103,7 @@ struct LoadCommandTests {
         let unique = expected.rows.filter { seen.insert("\($0.user_id ?? "") \($0.row_key)").inserted }
         let total = expected.rows.count
 
-        let first = runTool(["load", "--db", test.url, "--user", Self.user, "--create-users"] + samples)
+        let first = ToolRun.run(["load", "--db", test.url, "--user", Self.user, "--create-users"] + samples)
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stderr.isEmpty)
         #expect(
@@ -125,7 +111,7 @@ struct LoadCommandTests {
                 "total: \(total) rows: \(unique.count) inserted, \(total - unique.count) duplicate, 0 not stored\n"))
 
         // The same dumps again, and the rows file made from them: nothing new.
-        let again = runTool(["load", "--db", test.url, "--user", Self.user] + samples + [rowsFile])
+        let again = ToolRun.run(["load", "--db", test.url, "--user", Self.user] + samples + [rowsFile])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout.hasSuffix("total: \(total * 2) rows: 0 inserted, \(total * 2) duplicate, 0 not stored\n"))
 
@@ -152,7 +138,7 @@ struct LoadCommandTests {
         ]
         let path = try scratch.file("rows.jsonl", try rowFile(rows))
 
-        let outcome = runTool(["load", "--db", test.url, "--batch-size", "2", path])
+        let outcome = ToolRun.run(["load", "--db", test.url, "--batch-size", "2", path])
         #expect(outcome.status == 1)
         #expect(outcome.stdout == "\(path): 6 rows: 4 inserted, 0 duplicate, 2 not stored\n")
         let refusal = """
@@ -175,7 +161,7 @@ struct LoadCommandTests {
         let rows = [SampleRows.metric("fg_time", value: 1), forged, SampleRows.diagnostic("hang")]
         let path = try scratch.file("rows.jsonl", try rowFile(rows))
 
-        let outcome = runTool(["load", "--db", test.url, path])
+        let outcome = ToolRun.run(["load", "--db", test.url, path])
         #expect(outcome.status == 1)
         // The reader or the table refuses it, whichever comes first; either way it names the rule and the row.
         #expect(outcome.stderr.contains("error: \(path): "))
@@ -193,7 +179,7 @@ struct LoadCommandTests {
         let rows = [SampleRows.metric("fg_time", value: 1), anonymous]
         let path = try scratch.file("rows.jsonl", try rowFile(rows))
 
-        let outcome = runTool(["load", "--db", test.url, "--create-users", path])
+        let outcome = ToolRun.run(["load", "--db", test.url, "--create-users", path])
         #expect(outcome.status == 1)
         #expect(
             outcome.stderr == """
@@ -204,37 +190,6 @@ struct LoadCommandTests {
         #expect(outcome.stdout == "\(path): 2 rows: 1 inserted, 0 duplicate, 1 not stored\n")
         #expect(try test.database.rows() == [rows[0]])
     }
-}
-
-/// The built `payload-tool`, next to the test bundle in the build folder.
-func payloadToolBinary() throws -> URL {
-    let candidates = [
-        Bundle.main.executableURL?.deletingLastPathComponent().appendingPathComponent("payload-tool"),
-        TestServer.repositoryRoot.appendingPathComponent(".build/debug/payload-tool"),
-    ].compactMap { $0 }
-    return try #require(
-        candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) },
-        "payload-tool is not built (looked at \(candidates.map(\.path))); run swift build --build-tests")
-}
-
-/// Runs the real executable with `environment` added to this process's.
-func runBinary(_ arguments: [String], environment: [String: String] = [:]) throws -> CommandOutcome {
-    // Output goes to files, not pipes, so a chatty run can never fill a pipe and stall.
-    let scratch = try ScratchDirectory()
-    let outputPath = try scratch.file("stdout", "")
-    let errorPath = try scratch.file("stderr", "")
-    let process = Process()
-    process.executableURL = try payloadToolBinary()
-    process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
-    try process.run()
-    process.waitUntilExit()
-    return CommandOutcome(
-        status: process.terminationStatus, stdout: try String(contentsOfFile: outputPath, encoding: .utf8),
-        stderr: try String(contentsOfFile: errorPath, encoding: .utf8))
 }
 
 @Suite(.enabled(if: !TestServer.isSkipped, "YUI_PERF_SKIP_DB=1"))
@@ -250,7 +205,7 @@ struct LoadBinaryTests {
         let path = try scratch.file("rows.jsonl", try rowFile(rows))
         let forgedPath = try scratch.file("forged.jsonl", try rowFile([forged]))
 
-        let loaded = try runBinary(
+        let loaded = try ToolBinary.run(
             ["load", "--db", try test.url(role: role, password: nil), path], environment: ["PGPASSWORD": password])
         #expect(loaded.status == 0, "\(loaded.stderr)")
         #expect(loaded.stdout == "\(path): 2 rows: 2 inserted, 0 duplicate, 0 not stored\n")
@@ -258,11 +213,11 @@ struct LoadBinaryTests {
 
         // A password in the URL, and a run with something to complain about: the password shows nowhere.
         let urlWithPassword = try test.url(role: role, password: password)
-        let refused = try runBinary(["load", "--db", urlWithPassword, path, forgedPath])
+        let refused = try ToolBinary.run(["load", "--db", urlWithPassword, path, forgedPath])
         #expect(refused.status == 1)
         #expect(refused.stdout.hasSuffix("total: 3 rows: 0 inserted, 2 duplicate, 1 not stored\n"))
         #expect(refused.stderr.contains("yui_perf_user_fk"))
-        let badPassword = try runBinary(["load", "--db", try test.url(role: role, password: "x" + password), path])
+        let badPassword = try ToolBinary.run(["load", "--db", try test.url(role: role, password: "x" + password), path])
         #expect(badPassword.status == 1)
         #expect(badPassword.stderr.contains("\(role):***@"))
         for outcome in [loaded, refused, badPassword] {
@@ -281,9 +236,9 @@ struct LoadTimeoutTests {
         // Another session holds the table (its transaction stays open) until this test ends.
         try holder.runScript("BEGIN; LOCK TABLE yui_perf IN ACCESS EXCLUSIVE MODE;")
         defer { try? holder.runScript("ROLLBACK") }
-        let sample = TestServer.repositoryRoot.appendingPathComponent("samples/metrics-ios16.json").path
+        let sample = Repository.samples.appendingPathComponent("metrics-ios16.json").path
         let started = Date()
-        let outcome = runTool(["load", "--db", test.url, "--user", LoadCommandTests.user, "--create-users", "--timeout", "2", sample])
+        let outcome = ToolRun.run(["load", "--db", test.url, "--user", LoadCommandTests.user, "--create-users", "--timeout", "2", sample])
         let took = Date().timeIntervalSince(started)
         #expect(outcome.status == 1)
         #expect(outcome.stderr.contains("lock timeout"), "\(outcome.stderr)")
@@ -309,9 +264,9 @@ struct LoadTimeoutTests {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
         }
         let port = UInt16(bigEndian: address.sin_port)
-        let sample = TestServer.repositoryRoot.appendingPathComponent("samples/metrics-ios16.json").path
+        let sample = Repository.samples.appendingPathComponent("metrics-ios16.json").path
         let started = Date()
-        let outcome = runTool([
+        let outcome = ToolRun.run([
             "load", "--db", "postgresql://nobody@127.0.0.1:\(port)/none?sslmode=disable", "--user", LoadCommandTests.user,
             "--timeout", "2", sample,
         ])
@@ -366,7 +321,7 @@ struct CopyStreamTests {
         rows[599].period_start = "0000-01-01T00:00:00Z"
         let path = try scratch.file("rows.jsonl", try rowFile(rows))
 
-        let outcome = runTool(["load", "--db", test.url, "--batch-size", "400", path])
+        let outcome = ToolRun.run(["load", "--db", test.url, "--batch-size", "400", path])
         #expect(outcome.status == 1)
         #expect(outcome.stdout == "\(path): 1200 rows: 800 inserted, 0 duplicate, 400 not stored\n")
         let lines = outcome.stderr.split(separator: "\n").map(String.init)
@@ -380,7 +335,7 @@ struct CopyStreamTests {
         // Mended, the same file stores the batch that was refused and counts the rest as duplicates.
         rows[599] = good
         let mended = try scratch.file("mended.jsonl", try rowFile(rows))
-        let again = runTool(["load", "--db", test.url, "--batch-size", "400", mended])
+        let again = ToolRun.run(["load", "--db", test.url, "--batch-size", "400", mended])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout == "\(mended): 1200 rows: 400 inserted, 800 duplicate, 0 not stored\n")
         #expect(Set(try test.database.rows()) == Set(rows))
@@ -460,10 +415,10 @@ struct CopyStreamTests {
         let path = try scratch.file("rows.jsonl", try rowFile(rows))
         let url = try test.url(role: role, password: nil)
 
-        let first = runTool(["load", "--db", url, "--batch-size", "7", path])
+        let first = ToolRun.run(["load", "--db", url, "--batch-size", "7", path])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout == "\(path): 30 rows: 30 inserted, 0 duplicate, 0 not stored\n")
-        let again = runTool(["load", "--db", url, "--batch-size", "7", path])
+        let again = ToolRun.run(["load", "--db", url, "--batch-size", "7", path])
         #expect(again.stdout == "\(path): 30 rows: 0 inserted, 30 duplicate, 0 not stored\n")
         #expect(try test.database.rows() == rows)
     }

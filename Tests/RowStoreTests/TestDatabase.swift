@@ -1,6 +1,7 @@
 import Foundation
 import PayloadDecode
 import RowStore
+import TestSupport
 import Testing
 
 /// The live server the tests use, from `YUI_PERF_TEST_DATABASE_URL` (set by `scripts/with-postgres`,
@@ -21,12 +22,8 @@ enum TestServer {
             """)
     }
 
-    /// The repository's root, for `db/*.sql` and `samples/`.
-    static let repositoryRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     static func migrationSQL(_ name: String) throws -> String {
-        try String(contentsOf: repositoryRoot.appendingPathComponent("db/\(name)"), encoding: .utf8)
+        try String(contentsOf: Repository.root.appendingPathComponent("db/\(name)"), encoding: .utf8)
     }
 }
 

@@ -1,15 +1,10 @@
 import Foundation
+import TestSupport
 
 /// The debug-file fixtures (`dsyms-fixtures/`, built by its own script from sources in the repo).
 /// `YUI_DSYMS_FIXTURES` points elsewhere, e.g. at a fixture checkout being rebuilt.
 enum Fixtures {
-    static var root: URL {
-        if let override = ProcessInfo.processInfo.environment["YUI_DSYMS_FIXTURES"] {
-            return URL(fileURLWithPath: override)
-        }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("dsyms-fixtures")
-    }
+    static var root: URL { Repository.dsymsFixtures }
 
     struct FixtureMissing: Error, CustomStringConvertible {
         var description: String

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import StackSymbolize
@@ -89,8 +90,7 @@ import Testing
     /// through the index, and no index is written for it.
     @Test func refusedFileIsRefusedThroughTheIndexToo() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let corrupt = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("BadInputTests/Corpus/macho-debug-abbrev-zeroed.macho").path
+        let corrupt = Repository.badInputCorpus.appendingPathComponent("macho-debug-abbrev-zeroed.macho").path
         func failure(_ indexFolder: String?) throws -> String {
             let symbolizer = try BuildSymbolizer(debugFiles: [corrupt], indexFolder: indexFolder)
             do {

@@ -1,0 +1,59 @@
+import Foundation
+
+/// The built `payload-tool` executable, run as a user runs it: its exit status and its two streams.
+public enum ToolBinary {
+    /// The executable could not be found; run `swift build --build-tests`.
+    public struct NotBuilt: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The executable: beside the test bundle in the build folder, else `.build/debug/payload-tool`.
+    public static func executable() throws -> URL {
+        var bundleFolder = Bundle.main.bundleURL
+        if bundleFolder.pathExtension == "xctest" { bundleFolder.deleteLastPathComponent() }
+        let candidates = [
+            bundleFolder.appendingPathComponent("payload-tool"),
+            Bundle.main.executableURL?.deletingLastPathComponent().appendingPathComponent("payload-tool"),
+            Repository.root.appendingPathComponent(".build/debug/payload-tool"),
+        ].compactMap { $0 }
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            throw NotBuilt(
+                description:
+                    "payload-tool is not built (looked at \(candidates.map(\.path))); run swift build --build-tests")
+        }
+        return found
+    }
+
+    /// Runs the executable with standard input empty and `environment` added to this process's.
+    public static func run(
+        _ arguments: [String], environment: [String: String] = [:]
+    ) throws -> (status: Int32, stdout: String, stderr: String) {
+        // Output goes to files, not pipes, so a chatty run can never fill a pipe and stall.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("yui-perf-binary-" + UUID().uuidString)
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let outputURL = scratch.appendingPathComponent("stdout")
+        let errorURL = scratch.appendingPathComponent("stderr")
+        FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        let output = try FileHandle(forWritingTo: outputURL)
+        let errors = try FileHandle(forWritingTo: errorURL)
+        defer {
+            try? output.close()
+            try? errors.close()
+        }
+        let process = Process()
+        process.executableURL = try executable()
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        process.waitUntilExit()
+        return (
+            process.terminationStatus, String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
+            String(decoding: try Data(contentsOf: errorURL), as: UTF8.self)
+        )
+    }
+}
