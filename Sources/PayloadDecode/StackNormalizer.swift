@@ -72,23 +72,7 @@ struct StackNormalizer {
             outcome.warnings.append((keyPath, "callStackTree is not an object; no stack"))
             return outcome
         }
-        let stacks = document.member(tree, "callStacks").map { document.elements($0) } ?? []
-        guard !stacks.isEmpty else {
-            outcome.warnings.append(("\(keyPath).callStacks", "no call stack; stack left null"))
-            return outcome
-        }
-        // The thread the diagnostic is about; without a mark, the first call stack.
-        var stackPosition = 0
-        for (position, stack) in stacks.enumerated() {
-            if let flag = document.member(stack, "threadAttributed"), document.bool(flag) == true {
-                stackPosition = position
-                break
-            }
-        }
-        let stackKey = "\(keyPath).callStacks[\(stackPosition)].callStackRootFrames"
-        let roots = document.member(stacks[stackPosition], "callStackRootFrames").map { document.elements($0) } ?? []
-        guard !roots.isEmpty else {
-            outcome.warnings.append((stackKey, "no root frame; stack left null"))
+        guard let (stackKey, roots) = rootFrames(document, tree: tree, keyPath: keyPath, warnings: &outcome.warnings) else {
             return outcome
         }
         // Keys are closures: built only when a warning needs one.
@@ -155,6 +139,33 @@ struct StackNormalizer {
         if orientation == .sampleTree { path.reverse() }
         outcome.frames = offsets(of: path, binaryCount: binaries.count, stackKey: stackKey, warnings: &outcome.warnings)
         return outcome
+    }
+
+    /// The root frames of the call stack the diagnostic is about (the one marked
+    /// `threadAttributed`, else the first) and its key path; nil, with a warning, when there are none.
+    private static func rootFrames(
+        _ document: JSONDocument, tree: Int, keyPath: String, warnings: inout [(key: String, message: String)]
+    ) -> (stackKey: String, roots: [Int])? {
+        let stacks = document.member(tree, "callStacks").map { document.elements($0) } ?? []
+        guard !stacks.isEmpty else {
+            warnings.append(("\(keyPath).callStacks", "no call stack; stack left null"))
+            return nil
+        }
+        // The thread the diagnostic is about; without a mark, the first call stack.
+        var stackPosition = 0
+        for (position, stack) in stacks.enumerated() {
+            if let flag = document.member(stack, "threadAttributed"), document.bool(flag) == true {
+                stackPosition = position
+                break
+            }
+        }
+        let stackKey = "\(keyPath).callStacks[\(stackPosition)].callStackRootFrames"
+        let roots = document.member(stacks[stackPosition], "callStackRootFrames").map { document.elements($0) } ?? []
+        guard !roots.isEmpty else {
+            warnings.append((stackKey, "no root frame; stack left null"))
+            return nil
+        }
+        return (stackKey, roots)
     }
 
     /// The path's frames as `(image, uuid, offset)`, innermost first, at most `maxFrames`.
