@@ -13,19 +13,10 @@ struct ReportRun {
     func run(stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
         var reading = ReportReading(options: options)
         var failed = false
-        let progress = ProgressLine(total: options.inputs.count)
-        var messages = ProgressErasingStream(base: stderr, progress: progress)
-        for (done, path) in options.inputs.enumerated() {
-            progress.update(done: done, label: path)
-            let source = path == "-" ? "<stdin>" : path
-            let ok = RowSource.readRows(
-                path: path, options: options.conversion, standardInput: stdin,
-                report: { diagnostic in messages.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") },
-                emit: { row in reading.add(row, from: source, stderr: &messages) })
-            if !ok { failed = true }
+        let allRead = readEveryInput(options.inputs, options: options.conversion, stdin: stdin, stderr: &stderr) { row, source, messages in
+            reading.add(row, from: source, stderr: &messages)
         }
-        progress.erase()
-        stderr = messages.base
+        if !allRead { failed = true }
         if let url = options.databaseURL, let user = options.conversion.userID {
             do {
                 let database = try RowDatabase(url: url)

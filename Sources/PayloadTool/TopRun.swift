@@ -13,19 +13,10 @@ struct TopRun {
         var failed = false
         let conversion = ConversionOptions(userID: options.userID)
 
-        let progress = ProgressLine(total: options.inputs.count)
-        var messages = ProgressErasingStream(base: stderr, progress: progress)
-        for (done, path) in options.inputs.enumerated() {
-            progress.update(done: done, label: path)
-            let source = path == "-" ? "<stdin>" : path
-            let ok = RowSource.readRows(
-                path: path, options: conversion, standardInput: stdin,
-                report: { diagnostic in messages.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") },
-                emit: { row in ranking.add(row, from: source, stderr: &messages) })
-            if !ok { failed = true }
+        let allRead = readEveryInput(options.inputs, options: conversion, stdin: stdin, stderr: &stderr) { row, source, messages in
+            ranking.add(row, from: source, stderr: &messages)
         }
-        progress.erase()
-        stderr = messages.base
+        if !allRead { failed = true }
         if let url = options.databaseURL {
             do {
                 let stored = try TopDatabase.diagnosticRows(url: url, options: options)
