@@ -3,13 +3,14 @@ import RowStore
 
 /// `top --db URL`: the diagnostic rows stored in PostgreSQL.
 enum TopDatabase {
-    /// The diagnostic rows of the chosen build (every build without `--build`), and only the
-    /// user's with `--user`, in the order they were stored.
+    /// Hands `body` the diagnostic rows of the chosen build (every build without `--build`), and
+    /// only the user's with `--user`, in the order they were stored, a cursor's fetch at a time.
     ///
     /// - Throws: `RowStoreError` (its message names the server with the password redacted).
-    static func diagnosticRows(url: String, options: TopOptions) throws -> (rows: [Row], builds: [Int]) {
+    /// - Returns: the builds that have any row (of any kind).
+    static func forEachDiagnosticRow(url: String, options: TopOptions, _ body: (Row) -> Void) throws -> [Int] {
         let database = try RowDatabase(url: url)
-        let rows = try database.rows(kind: "diagnostic", build: options.build, userID: options.userID)
-        return (rows, try database.builds(userID: options.userID))
+        try database.forEachRow(kind: "diagnostic", build: options.build, userID: options.userID) { body($0) }
+        return try database.builds(userID: options.userID)
     }
 }

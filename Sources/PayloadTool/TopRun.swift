@@ -19,11 +19,10 @@ struct TopRun {
         if !allRead { failed = true }
         if let url = options.databaseURL {
             do {
-                let stored = try TopDatabase.diagnosticRows(url: url, options: options)
-                for row in stored.rows {
+                let builds = try TopDatabase.forEachDiagnosticRow(url: url, options: options) { row in
                     ranking.add(row, from: "--db", stderr: &stderr)
                 }
-                for build in stored.builds { ranking.noteBuild(build) }
+                for build in builds { ranking.noteBuild(build) }
             } catch {
                 stderr.write("error: --db: \(error)\n")
                 failed = true

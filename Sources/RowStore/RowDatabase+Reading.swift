@@ -11,27 +11,21 @@ extension RowDatabase {
 
     /// Rows in the order they were stored, narrowed by any of kind, build and user.
     public func rows(kind: String? = nil, build: Int? = nil, userID: String? = nil) throws(RowStoreError) -> [Row] {
-        let (conditions, parameters) = Self.conditions(kind: kind, build: build, userID: userID)
-        let sql = "select \(RowColumns.selectList) from public.yui_perf\(conditions) order by id"
-        let result: QueryResult
-        do {
-            // extra_float_digits > 0 makes every server since 12 print doubles in their shortest exact
-            // form, and older ones with 17 digits: either reads back to the same bits. Set per
-            // transaction so it also holds behind a transaction-mode pooler (Supabase's).
-            try run("begin read only")
-            try run("set local extra_float_digits = 3")
-            result = try connection.execute(sql, parameters: parameters)
-            try run("commit")
-        } catch {
-            try? run("rollback")
-            throw failure("cannot read rows", error)
-        }
         var rows: [Row] = []
-        rows.reserveCapacity(result.rows.count)
-        for values in result.rows {
-            rows.append(try RowColumns.row(from: values))
-        }
+        try forEachRow(kind: kind, build: build, userID: userID) { rows.append($0) }
         return rows
+    }
+
+    /// The same rows as `rows(kind:build:userID:)`, in the same order, handed over through a
+    /// cursor `batchSize` at a time, so `top --db` never holds a user's whole history at once.
+    public func forEachRow(
+        kind: String? = nil, build: Int? = nil, userID: String? = nil, batchSize: Int = 10_000,
+        _ body: (Row) throws(RowStoreError) -> Void
+    ) throws(RowStoreError) {
+        let (conditions, parameters) = Self.conditions(kind: kind, build: build, userID: userID)
+        try readThroughCursor(
+            setUp: [], query: "select \(RowColumns.selectList) from public.yui_perf\(conditions) order by id",
+            parameters: parameters, batchSize: batchSize, what: "cannot read rows", body)
     }
 
     /// Every row the owner's connector may read (docs/postgres.md), as `report --db` reads them: the
@@ -51,27 +45,41 @@ extension RowDatabase {
     public func forEachRowAsConnector(
         userID: String, batchSize: Int = 10_000, _ body: (Row) throws(RowStoreError) -> Void
     ) throws(RowStoreError) {
+        try readThroughCursor(
+            setUp: [("set local role yui_connector", []), ("select set_config('yui.uid', $1, true)", [userID])],
+            query: "select \(RowColumns.selectList) from public.yui_perf order by id", parameters: [],
+            batchSize: batchSize, what: "cannot read rows as yui_connector", body)
+    }
+
+    /// Runs `query` as a cursor in a read-only transaction (after the `setUp` statements) and hands
+    /// every row to `body`, `batchSize` rows a fetch.
+    private func readThroughCursor(
+        setUp: [(String, [String?])], query: String, parameters: [String?], batchSize: Int, what: String,
+        _ body: (Row) throws(RowStoreError) -> Void
+    ) throws(RowStoreError) {
         do {
             try run("begin read only")
-            try run("set local role yui_connector")
-            _ = try connection.execute("select set_config('yui.uid', $1, true)", parameters: [userID])
+            for (statement, values) in setUp { _ = try connection.execute(statement, parameters: values) }
+            // extra_float_digits > 0 makes every server since 12 print doubles in their shortest exact
+            // form, and older ones with 17 digits: either reads back to the same bits. Set per
+            // transaction so it also holds behind a transaction-mode pooler (Supabase's).
             try run("set local extra_float_digits = 3")
             // A cursor is planned for its first 10% by default, which on a large table prefers
             // walking the whole primary key in `id` order to the user's index and a sort: plan
-            // for every row, as the plain select was.
+            // for every row, as a plain select is.
             try run("set local cursor_tuple_fraction = 1")
-            try run("declare connector_rows no scroll cursor for select \(RowColumns.selectList) from public.yui_perf order by id")
+            _ = try connection.execute("declare yui_rows no scroll cursor for \(query)", parameters: parameters)
         } catch {
             try? run("rollback")
-            throw failure("cannot read rows as yui_connector", error)
+            throw failure(what, error)
         }
         while true {
             let batch: QueryResult
             do {
-                batch = try connection.execute("fetch forward \(max(1, batchSize)) from connector_rows")
+                batch = try connection.execute("fetch forward \(max(1, batchSize)) from yui_rows")
             } catch {
                 try? run("rollback")
-                throw failure("cannot read rows as yui_connector", error)
+                throw failure(what, error)
             }
             if batch.rows.isEmpty { break }
             do {
@@ -84,7 +92,7 @@ extension RowDatabase {
         do {
             try run("commit")
         } catch {
-            throw failure("cannot read rows as yui_connector", error)
+            throw failure(what, error)
         }
     }
 
