@@ -12,12 +12,13 @@ public enum SwiftNames {
             UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<Int>?, UnsafeMutablePointer<Int32>?
         ) -> UnsafeMutablePointer<CChar>?
 
-    // Looked up at run time: the Swift runtime is always loaded, libstdc++ usually is (Foundation
-    // uses it), and a missing one just means names stay raw.
-    private static let swiftDemangle: SwiftDemangle? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "swift_demangle") else { return nil }
-        return unsafeBitCast(symbol, to: SwiftDemangle.self)
-    }()
+    // The Swift runtime's demangler, linked directly: looking it up with `dlsym` finds nothing when
+    // the runtime is linked in statically (`--static-swift-stdlib`, the README's build), and names
+    // then stayed raw. libstdc++ is looked up at run time: it is usually loaded (Foundation uses
+    // it), and a missing one just means C++ names stay raw.
+    private static let swiftDemangle: SwiftDemangle? = { mangled, length, buffer, size, flags in
+        runtimeSwiftDemangle(mangled, length, buffer, size, flags)
+    }
     private static let cxaDemangle: CxaDemangle? = {
         var symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__cxa_demangle")
         if symbol == nil, let library = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL) {
@@ -91,3 +92,10 @@ public enum SwiftNames {
         return mangledOrPlain
     }
 }
+
+/// The Swift runtime's `swift_demangle` (exported by libswiftCore, shared or static).
+@_silgen_name("swift_demangle")
+private func runtimeSwiftDemangle(
+    _ mangledName: UnsafePointer<CChar>?, _ mangledNameLength: Int, _ outputBuffer: UnsafeMutablePointer<CChar>?,
+    _ outputBufferSize: UnsafeMutablePointer<Int>?, _ flags: UInt32
+) -> UnsafeMutablePointer<CChar>?
