@@ -24,17 +24,17 @@ extension PayloadConverter {
         let kind: DiagnosticKind
         func has(_ key: StaticString) -> Bool { meta.map { document.hasMember($0, key) } ?? false }
         if has("hangDuration") || document.hasMember(diagnostic, "hangType") {
-            kind = Self.diagnosticKinds[1]
+            kind = .hang
         } else if has("totalCPUTime") {
-            kind = Self.diagnosticKinds[2]
+            kind = .cpuException
         } else if has("writesCaused") {
-            kind = Self.diagnosticKinds[3]
+            kind = .diskWrite
         } else if has("launchDuration") {
-            kind = Self.diagnosticKinds[4]
+            kind = .launch
         } else if has("exceptionType") || has("signal") || has("terminationReason") || has("exceptionCode")
             || has("objectiveCexceptionReason")
         {
-            kind = Self.diagnosticKinds[0]
+            kind = .crash
         } else {
             error(
                 "diagnosticMetaData",
@@ -96,6 +96,6 @@ extension PayloadConverter {
         } else {
             warn(prefix + "callStackTree", "missing; stack left null")
         }
-        rows.append(makeRow(context, kind: "diagnostic", name: kind.name, ordinal: ordinal, n: 1, value: value, stack: stack))
+        rows.append(makeRow(context, kind: .diagnostic, name: kind.name.rawValue, ordinal: ordinal, n: 1, value: value, stack: stack))
     }
 }

@@ -29,7 +29,7 @@ extension PayloadConverter {
             let seconds = nonNegative(reading.seconds, "applicationTimeMetrics.cumulativeForegroundTime", "duration")
         {
             foregroundSeconds = seconds
-            rows.append(makeRow(context, kind: "metrics", name: "fg_time", ordinal: 0, n: 1, value: seconds))
+            rows.append(makeRow(context, metric: .foregroundTime, ordinal: 0, n: 1, value: seconds))
         }
         let hangKey = "applicationResponsivenessMetrics.histogrammedAppHangTime"
         if let (hangs, totalMs) = histogram(document, responsiveness, "histogrammedAppHangTime", hangKey) {
@@ -39,28 +39,28 @@ extension PayloadConverter {
             } else {
                 warn(hangKey, "no foreground time to divide by; hang_rate value left null")
             }
-            rows.append(makeRow(context, kind: "metrics", name: "hang_rate", ordinal: 0, n: hangs.n, histogram: hangs, value: rate))
+            rows.append(makeRow(context, metric: .hangRate, ordinal: 0, n: hangs.n, histogram: hangs, value: rate))
         }
         let hitchKey = "animationMetrics.scrollHitchTimeRatio"
         if let reading = measurement(document, animation, "scrollHitchTimeRatio", hitchKey),
             let ratio = nonNegative(reading.millisecondsPerSecond, hitchKey, "ratio (ms per s)")
         {
-            rows.append(makeRow(context, kind: "metrics", name: "hitch_ratio", ordinal: 0, n: 1, value: ratio))
+            rows.append(makeRow(context, metric: .hitchRatio, ordinal: 0, n: 1, value: ratio))
         }
         appendMemoryRows(document, memory, context, into: &rows)
         let cpuKey = "cpuMetrics.cumulativeCPUTime"
         if let reading = measurement(document, cpu, "cumulativeCPUTime", cpuKey),
             let seconds = nonNegative(reading.seconds, cpuKey, "duration")
         {
-            rows.append(makeRow(context, kind: "metrics", name: "cpu_time", ordinal: 0, n: 1, value: seconds))
+            rows.append(makeRow(context, metric: .cpuTime, ordinal: 0, n: 1, value: seconds))
         }
         let launchKey = "applicationLaunchMetrics.histogrammedTimeToFirstDrawKey"
         if let (launches, _) = histogram(document, launch, "histogrammedTimeToFirstDrawKey", launchKey) {
-            rows.append(makeRow(context, kind: "metrics", name: "launch_mk", ordinal: 0, n: launches.n, histogram: launches, value: nil))
+            rows.append(makeRow(context, metric: .launchTime, ordinal: 0, n: launches.n, histogram: launches, value: nil))
         }
         let resumeKey = "applicationLaunchMetrics.histogrammedResumeTime"
         if let (resumes, _) = histogram(document, launch, "histogrammedResumeTime", resumeKey) {
-            rows.append(makeRow(context, kind: "metrics", name: "resume_mk", ordinal: 0, n: resumes.n, histogram: resumes, value: nil))
+            rows.append(makeRow(context, metric: .resumeTime, ordinal: 0, n: resumes.n, histogram: resumes, value: nil))
         }
     }
 
@@ -70,7 +70,7 @@ extension PayloadConverter {
         if let reading = measurement(document, memory, "peakMemoryUsage", peakKey),
             let megabytes = nonNegative(reading.megabytes, peakKey, "size")
         {
-            rows.append(makeRow(context, kind: "metrics", name: "mem_peak", ordinal: 0, n: 1, value: megabytes))
+            rows.append(makeRow(context, metric: .memoryPeak, ordinal: 0, n: 1, value: megabytes))
         }
         if let memory, let average = document.member(memory, "averageSuspendedMemory") {
             let averageKey = "memoryMetrics.averageSuspendedMemory"
@@ -82,11 +82,17 @@ extension PayloadConverter {
                     samples = count(document, countIndex, "\(averageKey).sampleCount")
                 }
                 if let samples {
-                    rows.append(makeRow(context, kind: "metrics", name: "mem_avg", ordinal: 0, n: samples, value: megabytes))
+                    rows.append(makeRow(context, metric: .memoryAverage, ordinal: 0, n: samples, value: megabytes))
                 }
             } else if document.member(average, "averageValue") == nil {
                 warn("\(averageKey).averageValue", "missing; row left out")
             }
         }
+    }
+
+    func makeRow(
+        _ context: RowContext, metric: MetricName, ordinal: Int, n: Int, histogram: BucketHistogram? = nil, value: Double?
+    ) -> Row {
+        makeRow(context, kind: .metrics, name: metric.rawValue, ordinal: ordinal, n: n, histogram: histogram, value: value)
     }
 }

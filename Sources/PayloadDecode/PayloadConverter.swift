@@ -75,27 +75,27 @@ final class PayloadConverter {
 
     struct DiagnosticKind {
         var arrayKey: StaticString
-        var name: String
+        var name: DiagnosticName
         var valueKey: StaticString?
         var unit: ValueUnit
         var orientation: StackNormalizer.Orientation
+
+        static let crash = DiagnosticKind(arrayKey: "crashDiagnostics", name: .crash, valueKey: nil, unit: .none, orientation: .innermostRoot)
+        static let hang = DiagnosticKind(
+            arrayKey: "hangDiagnostics", name: .hang, valueKey: "hangDuration", unit: .seconds, orientation: .sampleTree)
+        static let cpuException = DiagnosticKind(
+            arrayKey: "cpuExceptionDiagnostics", name: .cpuException, valueKey: "totalCPUTime", unit: .seconds, orientation: .sampleTree)
+        static let diskWrite = DiagnosticKind(
+            arrayKey: "diskWriteExceptionDiagnostics", name: .diskWrite, valueKey: "writesCaused", unit: .megabytes,
+            orientation: .sampleTree)
+        static let launch = DiagnosticKind(
+            arrayKey: "appLaunchDiagnostics", name: .launch, valueKey: "launchDuration", unit: .seconds, orientation: .sampleTree)
     }
 
     enum ValueUnit { case none, seconds, megabytes }
 
-    static let diagnosticKinds: [DiagnosticKind] = [
-        DiagnosticKind(arrayKey: "crashDiagnostics", name: "crash", valueKey: nil, unit: .none, orientation: .innermostRoot),
-        DiagnosticKind(arrayKey: "hangDiagnostics", name: "hang", valueKey: "hangDuration", unit: .seconds, orientation: .sampleTree),
-        DiagnosticKind(
-            arrayKey: "cpuExceptionDiagnostics", name: "cpu_exception", valueKey: "totalCPUTime", unit: .seconds,
-            orientation: .sampleTree),
-        DiagnosticKind(
-            arrayKey: "diskWriteExceptionDiagnostics", name: "disk_write", valueKey: "writesCaused", unit: .megabytes,
-            orientation: .sampleTree),
-        DiagnosticKind(
-            arrayKey: "appLaunchDiagnostics", name: "launch_diag", valueKey: "launchDuration", unit: .seconds,
-            orientation: .sampleTree),
-    ]
+    /// In the order a diagnostic payload's rows are written.
+    static let diagnosticKinds: [DiagnosticKind] = [.crash, .hang, .cpuException, .diskWrite, .launch]
 
     // MARK: Reporting
 
@@ -269,7 +269,7 @@ final class PayloadConverter {
     }
 
     func makeRow(
-        _ context: RowContext, kind: String, name: String, ordinal: Int, n: Int, histogram: BucketHistogram? = nil,
+        _ context: RowContext, kind: RowKind, name: String, ordinal: Int, n: Int, histogram: BucketHistogram? = nil,
         value: Double?, stack: [StackFrame]? = nil
     ) -> Row {
         // row_key: the payload's canonical digest, the row's name, the diagnostic's position in the

@@ -3,10 +3,14 @@ import Foundation
 extension Row {
     /// The checks of the `yui_perf` table (docs/postgres.md) this row breaks, as messages;
     /// empty when PostgreSQL would accept it. The patterns are the migration's, checked by hand.
-    public func tableViolations() -> [String] {
+    public func tableViolations() -> [String] { tableViolations(kindText: kind.rawValue) }
+
+    /// The checks, with `kind` as it was spelled in the input: a row read back from a file may
+    /// name a kind `RowKind` does not have, and the message quotes it.
+    func tableViolations(kindText: String) -> [String] {
         var violations: [String] = []
-        if !["interval", "memory", "metrics", "diagnostic"].contains(kind) {
-            violations.append("kind \(InputText.quoted(kind)) is not interval, memory, metrics or diagnostic")
+        if RowKind(rawValue: kindText) == nil {
+            violations.append("kind \(InputText.quoted(kindText)) is not interval, memory, metrics or diagnostic")
         }
         if !ColumnPatterns.isName(name) { violations.append("name \(InputText.quoted(name)) does not match ^[a-z][a-z0-9_]{1,40}$") }
         if !ColumnPatterns.isDottedNumber(app_version) {
@@ -18,7 +22,7 @@ extension Row {
         }
         if let buckets, buckets.count != 18 { violations.append("buckets has \(buckets.count) counts, not 18") }
         if let stack {
-            if kind != "diagnostic" { violations.append("stack on a \(kind) row (diagnostic rows only)") }
+            if kindText != RowKind.diagnostic.rawValue { violations.append("stack on a \(kindText) row (diagnostic rows only)") }
             if stack.isEmpty || stack.count > 100 { violations.append("stack has \(stack.count) frames, not 1 to 100") }
             // PostgreSQL stores no U+0000 in jsonb, and refuses the whole batch for it: the reader
             // refuses the one row. Other control characters have no place in a binary's name either.

@@ -5,7 +5,7 @@
 public struct Row: Sendable, Hashable, Codable {
     public var user_id: String?
     public var row_key: String
-    public var kind: String
+    public var kind: RowKind
     public var name: String
     public var app_build: Int
     public var app_version: String
@@ -35,7 +35,7 @@ public struct Row: Sendable, Hashable, Codable {
     ]
 
     public init(
-        user_id: String?, row_key: String, kind: String, name: String, app_build: Int, app_version: String,
+        user_id: String?, row_key: String, kind: RowKind, name: String, app_build: Int, app_version: String,
         os: String, device: String, promotion: Bool, low_power: Bool, thermal: Int, period_start: String,
         period_end: String, n: Int, buckets: [Int]?, p50: Double?, p95: Double?, max: Double?, value: Double?,
         stack: [StackFrame]?

@@ -54,8 +54,13 @@ enum RowReader {
         }
         let buckets = readBuckets(document, index, fail: fail)
         let stack = readStack(document, index, fail: fail)
+        // Read in column order: only the first problem is reported. An unknown kind is reported with
+        // the table's other checks below, in the same words.
+        let userID = text("user_id", optional: true)
+        let rowKey = text("row_key") ?? ""
+        let kindText = text("kind") ?? ""
         let row = Row(
-            user_id: text("user_id", optional: true), row_key: text("row_key") ?? "", kind: text("kind") ?? "",
+            user_id: userID, row_key: rowKey, kind: RowKind(rawValue: kindText) ?? .metrics,
             name: text("name") ?? "", app_build: integer("app_build", default: nil) ?? 0,
             app_version: text("app_version") ?? "", os: text("os") ?? "", device: text("device") ?? "",
             promotion: boolean("promotion"), low_power: boolean("low_power"), thermal: integer("thermal", default: 0) ?? 0,
@@ -65,7 +70,7 @@ enum RowReader {
         if let problem {
             return .failure(InputDiagnostic(severity: .error, file: "", place: "", message: "row: \(problem)"))
         }
-        let violations = row.tableViolations()
+        let violations = row.tableViolations(kindText: kindText)
         if !violations.isEmpty {
             return .failure(
                 InputDiagnostic(

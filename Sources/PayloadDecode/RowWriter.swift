@@ -91,7 +91,7 @@ public struct RowWriter: Sendable {
     private func values(_ row: Row) -> [Value] {
         func optional(_ value: Double?) -> Value { value.map { .number($0) } ?? .null }
         return [
-            row.user_id.map { .text($0) } ?? .null, .text(row.row_key), .text(row.kind), .text(row.name),
+            row.user_id.map { .text($0) } ?? .null, .text(row.row_key), .text(row.kind.rawValue), .text(row.name),
             .integer(row.app_build), .text(row.app_version), .text(row.os), .text(row.device),
             .boolean(row.promotion), .boolean(row.low_power), .integer(row.thermal), .text(row.period_start),
             .text(row.period_end), .integer(row.n), row.buckets.map { .integers($0) } ?? .null, optional(row.p50),
@@ -156,7 +156,7 @@ public struct RowWriter: Sendable {
         key(",\"row_key\":")
         text(row.row_key)
         key(",\"kind\":")
-        text(row.kind)
+        text(row.kind.rawValue)
         key(",\"name\":")
         text(row.name)
         key(",\"app_build\":")

@@ -166,7 +166,7 @@ struct StackRun {
                                 lookup_address: answer.lookupAddress.map(SymbolicateOutput.hex), offset: answer.request.offset,
                                 status: answer.status.rawValue, symbols: answer.frames.map(SymbolicateOutput.JSONSource.init),
                                 uuid: answer.request.uuid)
-                        }, kind: row.kind, name: row.name, row_key: row.row_key)))
+                        }, kind: row.kind.rawValue, name: row.name, row_key: row.row_key)))
         case .folded:
             let line = answers.reversed().flatMap { answer in
                 SymbolicateOutput.foldedNames(image: answer.request.image ?? "???", frame: answer)

@@ -10,7 +10,7 @@ enum TopDatabase {
     /// - Returns: the builds that have any row (of any kind).
     static func forEachDiagnosticRow(url: String, options: TopOptions, _ body: (Row) -> Void) throws -> [Int] {
         let database = try RowDatabase(url: url)
-        try database.forEachRow(kind: "diagnostic", build: options.build, userID: options.userID) { body($0) }
+        try database.forEachRow(kind: .diagnostic, build: options.build, userID: options.userID) { body($0) }
         return try database.builds(userID: options.userID)
     }
 }

@@ -47,7 +47,7 @@ enum RowColumns {
             stackText = nil
         }
         let values: [String?] = [
-            row.user_id, row.row_key, row.kind, row.name, String(row.app_build), row.app_version, row.os,
+            row.user_id, row.row_key, row.kind.rawValue, row.name, String(row.app_build), row.app_version, row.os,
             row.device, row.promotion ? "true" : "false", row.low_power ? "true" : "false", String(row.thermal),
             row.period_start, row.period_end, String(row.n),
             row.buckets.map { "{" + $0.map(String.init).joined(separator: ",") + "}" },
@@ -94,7 +94,7 @@ enum RowColumns {
         tab()
         text(row.row_key)
         tab()
-        text(row.kind)
+        text(row.kind.rawValue)
         tab()
         text(row.name)
         tab()
@@ -199,7 +199,7 @@ enum RowColumns {
             user_id: reader.optional(),
             // A null row_key is a row from a build before the key (docs/design.md, "Rows"); `Row` has no null for it.
             row_key: reader.optional() ?? "",
-            kind: try reader.required(),
+            kind: try reader.kind(),
             name: try reader.required(),
             app_build: try reader.integer(),
             app_version: try reader.required(),
@@ -243,6 +243,12 @@ enum RowColumns {
         mutating func required() throws(RowStoreError) -> String {
             guard let value = next() else { throw unreadable(nil, "text") }
             return value
+        }
+
+        mutating func kind() throws(RowStoreError) -> RowKind {
+            let value = next()
+            guard let value, let kind = RowKind(rawValue: value) else { throw unreadable(value, "a row kind") }
+            return kind
         }
 
         mutating func integer() throws(RowStoreError) -> Int {

@@ -6,11 +6,11 @@ extension RowDatabase {
     /// The diagnostic rows of one build (every build when `nil`), in the order they were stored, as the
     /// same `Row` values that were loaded: what `top --db` ranks.
     public func diagnosticRows(build: Int?) throws(RowStoreError) -> [Row] {
-        try rows(kind: "diagnostic", build: build)
+        try rows(kind: .diagnostic, build: build)
     }
 
     /// Rows in the order they were stored, narrowed by any of kind, build and user.
-    public func rows(kind: String? = nil, build: Int? = nil, userID: String? = nil) throws(RowStoreError) -> [Row] {
+    public func rows(kind: RowKind? = nil, build: Int? = nil, userID: String? = nil) throws(RowStoreError) -> [Row] {
         var rows: [Row] = []
         try forEachRow(kind: kind, build: build, userID: userID) { rows.append($0) }
         return rows
@@ -19,7 +19,7 @@ extension RowDatabase {
     /// The same rows as `rows(kind:build:userID:)`, in the same order, handed over through a
     /// cursor `batchSize` at a time, so `top --db` never holds a user's whole history at once.
     public func forEachRow(
-        kind: String? = nil, build: Int? = nil, userID: String? = nil, batchSize: Int = 10_000,
+        kind: RowKind? = nil, build: Int? = nil, userID: String? = nil, batchSize: Int = 10_000,
         _ body: (Row) throws(RowStoreError) -> Void
     ) throws(RowStoreError) {
         let (conditions, parameters) = Self.conditions(kind: kind, build: build, userID: userID)
@@ -115,7 +115,7 @@ extension RowDatabase {
     /// generic plan (a prepared statement reused, as drivers and poolers do) cannot use an index for a
     /// condition that may hold for every row, and reads the whole table to find one user's rows
     /// (docs/scale.md has both plans).
-    static func conditions(kind: String?, build: Int?, userID: String?) -> (sql: String, parameters: [String?]) {
+    static func conditions(kind: RowKind?, build: Int?, userID: String?) -> (sql: String, parameters: [String?]) {
         var conditions: [String] = []
         var parameters: [String?] = []
         func add(_ column: String, _ cast: String, _ value: String?) {
@@ -125,7 +125,7 @@ extension RowDatabase {
         }
         add("user_id", "uuid", userID)
         add("app_build", "int", build.map(String.init))
-        add("kind", "text", kind)
+        add("kind", "text", kind?.rawValue)
         return (conditions.isEmpty ? "" : " where " + conditions.joined(separator: " and "), parameters)
     }
 }

@@ -52,17 +52,17 @@ public struct ReportTally: Sendable {
             figures.phones.append(phone)
             figures.phones.sort()
         }
-        switch (row.kind, row.name) {
-        case ("interval", _), ("metrics", "launch_mk"), ("metrics", "resume_mk"):
+        switch RowTopic(row) {
+        case .interval, .metric(.launchTime), .metric(.resumeTime):
             if let buckets = row.buckets {
                 figures.intervals[row.name, default: IntervalFigures()].merge(IntervalFigures(counts: buckets, max: row.max))
             }
-        case ("metrics", "fg_time"):
+        case .metric(.foregroundTime):
             if let seconds = row.value, seconds > 0 {
                 figures.foregroundSeconds += seconds
                 updatePayload(row, part) { $0.foregroundSeconds = ($0.foregroundSeconds ?? 0) + seconds }
             }
-        case ("metrics", "hang_rate"):
+        case .metric(.hangRate):
             if let buckets = row.buckets { figures.longHangsInHistograms += buckets.dropFirst(ReportRules.longHangBucket).reduce(0, +) }
             if let rate = row.value {
                 updatePayload(row, part) {
@@ -70,18 +70,18 @@ public struct ReportTally: Sendable {
                     $0.hangRows += 1
                 }
             }
-        case ("metrics", "hitch_ratio"):
+        case .metric(.hitchRatio):
             if let ratio = row.value {
                 updatePayload(row, part) {
                     $0.hitchRatios += ratio
                     $0.hitchRows += 1
                 }
             }
-        case ("metrics", "cpu_time"):
+        case .metric(.cpuTime):
             if let seconds = row.value { updatePayload(row, part) { $0.cpuSeconds = ($0.cpuSeconds ?? 0) + seconds } }
-        case ("metrics", "mem_peak"):
+        case .metric(.memoryPeak):
             if let megabytes = row.value { figures.memoryPeak = Swift.max(figures.memoryPeak ?? megabytes, megabytes) }
-        case ("memory", "mem_footprint"):
+        case .memory(.footprint):
             figures.memorySamples += row.n
             if let median = row.value ?? row.p50 {
                 let weight = Swift.max(row.n, 1)
@@ -89,16 +89,16 @@ public struct ReportTally: Sendable {
                 figures.steadySamples += weight
             }
             if let peak = row.max ?? row.value { figures.memoryPeak = Swift.max(figures.memoryPeak ?? peak, peak) }
-        case ("memory", "mem_warning"):
+        case .memory(.warning):
             figures.memoryWarnings += row.value ?? Double(row.n)
-        case ("memory", "mem_growth"):
+        case .memory(.growth):
             if let megabytes = row.value, end >= (figures.growthAt ?? Int64.min) {
                 figures.growthAt = end
                 figures.growth = megabytes
             }
-        case ("diagnostic", "crash"):
+        case .diagnostic(.crash):
             figures.crashes += 1
-        case ("diagnostic", "hang"):
+        case .diagnostic(.hang):
             figures.hangDiagnostics += 1
             if let seconds = row.value, seconds >= ReportRules.longHangSeconds { figures.longHangsDiagnosed += 1 }
         default:
@@ -155,5 +155,29 @@ public struct ReportTally: Sendable {
         var rates = payloads[key] ?? PayloadRates(part: part)
         change(&rates)
         payloads[key] = rates
+    }
+}
+
+/// What a row measures, as one value to switch on: its kind with its name's enum where the name is
+/// one of a closed set.
+private enum RowTopic {
+    case interval
+    case metric(MetricName)
+    case memory(MemorySampleName)
+    case diagnostic(DiagnosticName)
+    case other
+
+    init(_ row: Row) {
+        if row.kind == .interval {
+            self = .interval
+        } else if let metric = row.metric {
+            self = .metric(metric)
+        } else if let sample = row.memorySample {
+            self = .memory(sample)
+        } else if let diagnostic = row.diagnostic {
+            self = .diagnostic(diagnostic)
+        } else {
+            self = .other
+        }
     }
 }

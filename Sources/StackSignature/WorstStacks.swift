@@ -9,8 +9,11 @@ public enum WorstStackKind: String, Sendable, Hashable, Codable, CaseIterable, C
 
     /// The kind of a diagnostic row, `nil` for rows `top` does not rank.
     public init?(row: Row) {
-        guard row.kind == "diagnostic" else { return nil }
-        self.init(rawValue: row.name)
+        switch row.diagnostic {
+        case .hang: self = .hang
+        case .crash: self = .crash
+        case .cpuException, .diskWrite, .launch, nil: return nil
+        }
     }
 
     public static func < (lhs: WorstStackKind, rhs: WorstStackKind) -> Bool { lhs.rawValue < rhs.rawValue }

@@ -11,7 +11,7 @@ import Testing
         let result = try convertFile(Samples.path("diagnostics-ios18-crashes-hang.json"))
         #expect(result.succeeded)
         #expect(result.rows.map(\.name) == ["crash", "crash", "hang"])
-        #expect(result.rows.allSatisfy { $0.kind == "diagnostic" && $0.n == 1 && $0.buckets == nil })
+        #expect(result.rows.allSatisfy { $0.kind == .diagnostic && $0.n == 1 && $0.buckets == nil })
         #expect(result.rows[0].app_build == 130)  // "130.1", a test build
         #expect(result.rows[0].value == nil)
         #expect(result.rows[2].value == 2)  // "2 sec"

@@ -93,7 +93,7 @@ import Testing
         let result = try convertFile(Samples.path("metrics-ios16.json"))
         #expect(result.succeeded)
         #expect(result.rows.map(\.name) == ["fg_time", "hang_rate", "hitch_ratio", "mem_peak", "mem_avg", "cpu_time", "launch_mk", "resume_mk"])
-        #expect(result.rows.allSatisfy { $0.kind == "metrics" && $0.stack == nil })
+        #expect(result.rows.allSatisfy { $0.kind == .metrics && $0.stack == nil })
         #expect(try result.row("fg_time").value == 3600)
         #expect(try result.row("hitch_ratio").value == 4)
         #expect(try result.row("mem_peak").value == 238)  // 243712 kB / 1024

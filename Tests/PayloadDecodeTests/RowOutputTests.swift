@@ -96,7 +96,7 @@ import Testing
             #expect(row.tableViolations() == [], "\(sample) \(row.name)")
             #expect(ColumnPatterns.isName(row.name))
             if let buckets = row.buckets { #expect(buckets.count == 18) }
-            if row.kind == "diagnostic" {
+            if row.kind == .diagnostic {
                 let stack = try #require(row.stack)
                 #expect((1...32).contains(stack.count))
             } else {
@@ -108,7 +108,7 @@ import Testing
 
     @Test func violationsAreFound() {
         var row = Row(
-            user_id: "not-a-uuid", row_key: "x", kind: "metrics", name: "Fg", app_build: 1, app_version: "1.2 beta", os: "17",
+            user_id: "not-a-uuid", row_key: "x", kind: .metrics, name: "Fg", app_build: 1, app_version: "1.2 beta", os: "17",
             device: "Pixel 8", promotion: false, low_power: false, thermal: 0, period_start: "2024-01-02T00:00:00Z",
             period_end: "2024-01-01T00:00:00Z", n: 1, buckets: [1, 2], p50: nil, p95: nil, max: nil, value: nil,
             stack: [StackFrame(image: "a", uuid: nil, offset: 1)])
@@ -116,7 +116,7 @@ import Testing
         for fragment in ["name", "app_version", "device", "buckets", "stack on a metrics row", "period_end", "user_id", "row_key"] {
             #expect(violations.contains { $0.contains(fragment) }, "\(fragment)")
         }
-        row.kind = "diagnostic"
+        row.kind = .diagnostic
         row.stack = []
         #expect(row.tableViolations().contains { $0.contains("not 1 to 100") })
     }

@@ -122,7 +122,7 @@ struct LoadCommandTests {
             #expect(read == written, "row \(index + 1) of the rows file (without repeats) differs in the table")
         }
         // What `top --db` reads is what `top` reads from the file.
-        #expect(try test.database.diagnosticRows(build: nil) == unique.filter { $0.kind == "diagnostic" })
+        #expect(try test.database.diagnosticRows(build: nil) == unique.filter { $0.kind == .diagnostic })
     }
 
     @Test func aBatchTheTableRefusesRollsBackAloneAndTheOtherBatchesLoad() throws {

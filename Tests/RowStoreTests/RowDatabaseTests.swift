@@ -137,7 +137,7 @@ struct RowDatabaseTests {
         let rows = [SampleRows.metric("hang_rate", buckets: SampleRows.eighteenBuckets, value: 0.1)]
         #expect(try test.database.insert(rows) == .stored(inserted: 1, duplicates: 0))
         #expect(try test.database.insert(rows) == .stored(inserted: 0, duplicates: 1))
-        #expect(try test.database.rows(kind: "metrics") == rows)
+        #expect(try test.database.rows(kind: .metrics) == rows)
         var forged = SampleRows.metric("hang_rate", buckets: [1])
         forged.row_key = UUID().uuidString.lowercased()
         guard case let .refused(refusals) = try test.database.insert([forged]) else {
@@ -145,6 +145,24 @@ struct RowDatabaseTests {
             return
         }
         #expect(refusals.map(\.constraint) == ["yui_perf_buckets_18"])
+    }
+
+    /// `Row.kind` is a `RowKind`, so `load` cannot send a kind the table refuses; other writers (the
+    /// app, through PostgREST) can, and the table's check refuses it.
+    @Test func theKindCheckRefusesAKindNoRowKindHas() throws {
+        let test = try TestDatabase()
+        try test.database.createUsers([SampleRows.user])
+        let error = try #require(throws: RowStoreError.self) {
+            try test.database.runScript(
+                """
+                insert into public.yui_perf (user_id, row_key, kind, name, app_build, app_version, os, device, \
+                period_start, period_end, n) values ('\(SampleRows.user)', gen_random_uuid(), 'gauge', 'hang', 130, \
+                '1.4', '26.0', 'arm64', now(), now(), 1)
+                """)
+        }
+        #expect(error.sqlState == "23514")
+        #expect(error.message.contains("yui_perf_kind"))
+        #expect(try test.database.rows().isEmpty)
     }
 
     @Test func aMissingTableIsAnErrorForTheWholeLoadNotARefusedRow() throws {
@@ -160,12 +178,11 @@ struct RowDatabaseTests {
 
 /// One way to break each named check of `db/yui_perf.sql`, applied to a good diagnostic row.
 enum CheckBreaker: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case kind, name, appVersion, os, device, period, bucketsEmpty, buckets19, stackEmpty, stack101, stackOnMetrics
+    case name, appVersion, os, device, period, bucketsEmpty, buckets19, stackEmpty, stack101, stackOnMetrics
     case unknownUser
 
     var constraint: String {
         switch self {
-        case .kind: "yui_perf_kind"
         case .name: "yui_perf_name"
         case .appVersion: "yui_perf_app_version"
         case .os: "yui_perf_os"
@@ -181,7 +198,6 @@ enum CheckBreaker: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     func apply(to row: inout Row) {
         switch self {
-        case .kind: row.kind = "gauge"
         case .name: row.name = "Hang Rate"
         case .appVersion: row.app_version = "1.4 beta"
         case .os: row.os = "iPhone OS 17.2.1"
@@ -191,7 +207,7 @@ enum CheckBreaker: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .buckets19: row.buckets = Array(repeating: 1, count: 19)
         case .stackEmpty: row.stack = []
         case .stack101: row.stack = Array(repeating: StackFrame(image: "Yui", uuid: nil, offset: 4), count: 101)
-        case .stackOnMetrics: row.kind = "metrics"
+        case .stackOnMetrics: row.kind = .metrics
         case .unknownUser: row.user_id = "99999999-9999-4999-8999-999999999999"
         }
     }

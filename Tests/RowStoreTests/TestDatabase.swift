@@ -110,7 +110,7 @@ enum SampleRows {
         buckets: [Int]? = nil, value: Double? = nil, user: String? = SampleRows.user
     ) -> Row {
         Row(
-            user_id: user, row_key: key, kind: "metrics", name: name, app_build: build, app_version: "1.4.2",
+            user_id: user, row_key: key, kind: .metrics, name: name, app_build: build, app_version: "1.4.2",
             os: "17.2.1", device: "iPhone17,2", promotion: true, low_power: false, thermal: 0,
             period_start: "2024-03-01T04:00:00Z", period_end: "2024-03-02T03:59:59Z",
             n: buckets?.reduce(0, +) ?? 1, buckets: buckets,
@@ -123,7 +123,7 @@ enum SampleRows {
         stack: [StackFrame]? = SampleRows.stack
     ) -> Row {
         Row(
-            user_id: user, row_key: key, kind: "diagnostic", name: name, app_build: build, app_version: "1.4",
+            user_id: user, row_key: key, kind: .diagnostic, name: name, app_build: build, app_version: "1.4",
             os: "26.0", device: "arm64", promotion: false, low_power: true, thermal: 2,
             period_start: "2024-03-01T10:15:30.25Z", period_end: "2024-03-01T10:15:30.25Z",
             n: 1, buckets: nil, p50: nil, p95: nil, max: nil, value: seconds, stack: stack)

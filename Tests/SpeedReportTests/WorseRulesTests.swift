@@ -150,7 +150,7 @@ enum Figures {
 
     static func row(_ name: String, phone: String, value: Double) -> Row {
         Row(
-            user_id: nil, row_key: "00000000-0000-4000-8000-00000000000\(name.count % 10)", kind: "metrics", name: name,
+            user_id: nil, row_key: "00000000-0000-4000-8000-00000000000\(name.count % 10)", kind: .metrics, name: name,
             app_build: 130, app_version: "1.0", os: "26.1", device: phone, promotion: false, low_power: false, thermal: 0,
             period_start: "2026-11-28T08:00:00Z", period_end: "2026-11-29T07:59:00Z", n: 1, buckets: nil, p50: nil,
             p95: nil, max: nil, value: value, stack: nil)

@@ -1,0 +1,57 @@
+/// The `kind` column (docs/design.md, "Rows"): who measured the row. The raw values are the JSON and
+/// SQL spellings, which the table's check lists.
+public enum RowKind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The app's own signposts: a histogram of one interval's durations.
+    case interval
+    /// The app's own memory samples.
+    case memory
+    /// MetricKit's metric payloads.
+    case metrics
+    /// MetricKit's diagnostics: one row per crash, hang or exception, with its stack.
+    case diagnostic
+}
+
+/// The names of the `metrics` rows the converter writes (docs/design.md, "Rows"). Interval and
+/// memory rows are named by the app, so `Row.name` stays a string; this is the closed set MetricKit gives.
+public enum MetricName: String, Sendable, Hashable, CaseIterable {
+    case foregroundTime = "fg_time"
+    case hangRate = "hang_rate"
+    case hitchRatio = "hitch_ratio"
+    case cpuTime = "cpu_time"
+    case launchTime = "launch_mk"
+    case resumeTime = "resume_mk"
+    case memoryPeak = "mem_peak"
+    case memoryAverage = "mem_avg"
+}
+
+/// The names of the `diagnostic` rows (docs/design.md, "Rows").
+public enum DiagnosticName: String, Sendable, Hashable, CaseIterable {
+    case crash
+    case hang
+    case cpuException = "cpu_exception"
+    case diskWrite = "disk_write"
+    case launch = "launch_diag"
+}
+
+extension Row {
+    /// The metric this row holds, `nil` unless it is a `metrics` row with one of MetricKit's names.
+    public var metric: MetricName? { kind == .metrics ? MetricName(rawValue: name) : nil }
+
+    /// The diagnostic this row holds, `nil` unless it is a `diagnostic` row with a known name.
+    public var diagnostic: DiagnosticName? { kind == .diagnostic ? DiagnosticName(rawValue: name) : nil }
+}
+
+/// The names of the app's own `memory` rows (docs/design.md, "Rows") that the report reads.
+public enum MemorySampleName: String, Sendable, Hashable, CaseIterable {
+    /// value and p50 the period's median MB, max the peak, n the samples.
+    case footprint = "mem_footprint"
+    /// value the count of memory warnings.
+    case warning = "mem_warning"
+    /// MB grown over a scripted 30-minute session.
+    case growth = "mem_growth"
+}
+
+extension Row {
+    /// The memory sample this row holds, `nil` unless it is a `memory` row with one of these names.
+    public var memorySample: MemorySampleName? { kind == .memory ? MemorySampleName(rawValue: name) : nil }
+}
