@@ -33,14 +33,17 @@ let package = Package(
         // (PayloadDecode falls back to its Swift SHA-1 where the CPU has none) and 16-byte scans of
         // JSON strings and indentation for the parser.
         .target(name: "CPayloadKernels"),
-        .target(name: "PayloadDecode", dependencies: ["CPayloadKernels"]),
-        .target(name: "StackSymbolize", dependencies: ["CElfutils"]),
+        .target(name: "SystemIO"),
+        .target(name: "PayloadDecode", dependencies: ["CPayloadKernels", "SystemIO"]),
+        .target(name: "StackSymbolize", dependencies: ["CElfutils", "SystemIO"]),
         .target(name: "StackSignature", dependencies: ["PayloadDecode", "StackSymbolize"]),
-        .target(name: "RowStore", dependencies: ["PayloadDecode", "CLibpq"]),
+        .target(name: "RowStore", dependencies: ["PayloadDecode", "SystemIO", "CLibpq"]),
         .target(name: "SpeedReport", dependencies: ["PayloadDecode", "StackSignature"]),
         .target(
             name: "PayloadTool",
-            dependencies: ["PayloadDecode", "StackSymbolize", "StackSignature", "RowStore", "SpeedReport", "CArchive"]
+            dependencies: [
+                "PayloadDecode", "StackSymbolize", "StackSignature", "RowStore", "SpeedReport", "SystemIO", "CArchive",
+            ]
         ),
         .executableTarget(name: "payload-tool", dependencies: ["PayloadTool"]),
         // Runners and fixture finders shared by the test targets (a regular target only tests use,

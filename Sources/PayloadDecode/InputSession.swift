@@ -1,4 +1,5 @@
 import Foundation
+import SystemIO
 
 /// A growable byte buffer filled by `read(2)`; owns malloc'd memory, so it is a final class.
 final class InputReader {
@@ -43,14 +44,15 @@ final class InputReader {
             pointer = bigger
             capacity = grown
         }
-        while true {
-            let got = read(descriptor, pointer + count, Swift.min(capacity, ceiling) - count)
-            if got > 0 {
-                count += got
-                return true
-            }
-            if got < 0 && errno == EINTR { continue }
-            if got < 0 { readError = String(cString: strerror(errno)) }
+        switch FileIO.read(descriptor, into: pointer + count, count: Swift.min(capacity, ceiling) - count) {
+        case .success(let got) where got > 0:
+            count += got
+            return true
+        case .success:
+            atEnd = true
+            return false
+        case .failure(let failure):
+            readError = failure.text
             atEnd = true
             return false
         }

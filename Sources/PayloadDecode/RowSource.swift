@@ -1,4 +1,5 @@
 import Foundation
+import SystemIO
 
 /// What a conversion needs beyond the input bytes (`payload-tool rows` flags).
 public struct ConversionOptions: Sendable {
@@ -79,9 +80,10 @@ public enum RowSource {
         if path == "-" {
             descriptor = standardInput?.fileDescriptor ?? STDIN_FILENO
         } else {
-            descriptor = open(path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else {
-                report(InputDiagnostic(severity: .error, file: name, place: "", message: "cannot open: \(String(cString: strerror(errno)))"))
+            do {
+                descriptor = try FileIO.openForReading(path)
+            } catch {
+                report(InputDiagnostic(severity: .error, file: name, place: "", message: "\(error.action): \(error.reason)"))
                 return false
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import StackSymbolize
+import SystemIO
 
 /// `payload-tool dsyms import [--dsyms ROOT] [--build B] PATH...`: debug files from `.dSYM` bundles,
 /// folders, `.xcarchive` bundles and `.zip` files (App Store Connect's and Xcode Organizer's dSYM
@@ -209,7 +210,9 @@ enum DsymsImport {
         unlink(temporary)
         do {
             if candidate.isStaged {
-                guard rename(candidate.source, temporary) == 0 else { return "cannot move into place: \(String(cString: strerror(errno)))" }
+                if case .failure(let failure) = SystemCall.valueOrErrno(retryOnInterrupt: false, { rename(candidate.source, temporary) }) {
+                    return "cannot move into place: \(failure.text)"
+                }
             } else {
                 try FileManager.default.copyItem(atPath: candidate.source, toPath: temporary)
             }
@@ -217,10 +220,9 @@ enum DsymsImport {
             unlink(temporary)
             return "cannot copy: \(error.localizedDescription)"
         }
-        guard rename(temporary, destination) == 0 else {
-            let message = String(cString: strerror(errno))
+        if case .failure(let failure) = SystemCall.valueOrErrno(retryOnInterrupt: false, { rename(temporary, destination) }) {
             unlink(temporary)
-            return "cannot rename into place: \(message)"
+            return "cannot rename into place: \(failure.text)"
         }
         return nil
     }

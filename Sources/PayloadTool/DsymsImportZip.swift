@@ -1,5 +1,6 @@
 internal import CArchive
 import Foundation
+import SystemIO
 
 /// `dsyms import` of `.zip` files (App Store Connect's and Xcode Organizer's dSYM downloads), read
 /// with libarchive (no `unzip` process). An entry that would leave the folder it is unpacked into
@@ -94,8 +95,12 @@ extension DsymsImport {
     }
 
     private static func extractEntry(_ archive: OpaquePointer, to file: String) throws {
-        let descriptor = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw ZipError(description: "cannot create \(file): \(String(cString: strerror(errno)))") }
+        let descriptor: Int32
+        do {
+            descriptor = try FileIO.createNew(file, mode: 0o644)
+        } catch {
+            throw ZipError(description: "cannot create \(file): \(error.reason)")
+        }
         defer { close(descriptor) }
         guard archive_read_data_into_fd(archive, descriptor) == ARCHIVE_OK else {
             throw ZipError(description: "cannot unpack an entry: \(String(cString: archive_error_string(archive)))")

@@ -1,4 +1,5 @@
 import Foundation
+import SystemIO
 
 /// An output file written under a temporary name in the same folder and renamed into place when
 /// complete, so a reader never sees half a file and a failed or interrupted run leaves nothing
@@ -29,10 +30,12 @@ final class AtomicOutputFile {
         var target = path
         var linkInfo = stat()
         if lstat(path, &linkInfo) == 0, (linkInfo.st_mode & S_IFMT) == S_IFLNK {
-            guard let resolved = realpath(path, nil) else {
+            let resolved: UnsafeMutablePointer<CChar>
+            switch SystemCall.nonNilValueOrErrno(retryOnInterrupt: false, { realpath(path, nil) }) {
+            case .success(let value): resolved = value
+            case .failure(let failure):
                 throw OpenError(
-                    description:
-                        "\(path): a symbolic link to nothing (\(String(cString: strerror(errno)))); --output writes through a link only to an existing file",
+                    description: "\(path): a symbolic link to nothing (\(failure.text)); --output writes through a link only to an existing file",
                     isUsage: true)
             }
             target = String(cString: resolved)
@@ -61,9 +64,11 @@ final class AtomicOutputFile {
         let folder = url.deletingLastPathComponent().path
         temporaryPath = folder + "/." + url.lastPathComponent + ".tmp-\(getpid())"
         unlink(temporaryPath)  // left by an earlier run of the same process id that was killed
-        descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw OpenError(description: "\(path): cannot create the output file: \(String(cString: strerror(errno)))", isUsage: false)
+        do {
+            // The message names the path the user gave, not the temporary file.
+            descriptor = try FileIO.createNew(temporaryPath, mode: 0o600)
+        } catch {
+            throw OpenError(description: "\(path): cannot create the output file: \(error.reason)", isUsage: false)
         }
         TemporaryFiles.register(temporaryPath)
     }
@@ -82,36 +87,35 @@ final class AtomicOutputFile {
     /// Writes all of `bytes`; returns a message on failure.
     func write(_ bytes: [UInt8]) -> String? {
         bytes.withUnsafeBytes { raw -> String? in
-            var offset = 0
-            while offset < raw.count {
-                let written = Foundation.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return "\(path): cannot write: \(String(cString: strerror(errno)))"
-                }
-                offset += written
+            do throws(FileError) {
+                try FileIO.writeAll(descriptor, raw, path: path)
+                return nil
+            } catch {
+                return error.description
             }
-            return nil
         }
     }
 
     /// Gives the file its mode (and, for a file that existed, its owner), flushes it to disk and
     /// renames it into place; returns a message on failure.
     func commit() -> String? {
-        if let owner, fchown(descriptor, owner.uid, owner.gid) != 0, errno != EPERM {
-            return "\(path): cannot keep the file's owner: \(String(cString: strerror(errno)))"
+        func failed(_ action: String, _ call: () -> Int32, unless harmless: Int32? = nil) -> String? {
+            guard case .failure(let failure) = SystemCall.valueOrErrno(retryOnInterrupt: false, call), failure.code != harmless
+            else { return nil }
+            return FileError(path: path, action: action, errno: failure).description
         }
-        if fchmod(descriptor, mode) != 0 {
-            return "\(path): cannot set the file's mode: \(String(cString: strerror(errno)))"
+        // Another user's file keeps its owner only when we may give it (EPERM: we may not, and
+        // that is no reason to fail); a file system without fsync (EINVAL) has nothing to flush.
+        if let owner, let message = failed("cannot keep the file's owner", { fchown(descriptor, owner.uid, owner.gid) }, unless: EPERM) {
+            return message
         }
-        if fsync(descriptor) != 0 && errno != EINVAL {
-            return "\(path): cannot write: \(String(cString: strerror(errno)))"
-        }
-        let closed = close(descriptor)
+        if let message = failed("cannot set the file's mode", { fchmod(descriptor, mode) }) { return message }
+        if let message = failed("cannot write", { fsync(descriptor) }, unless: EINVAL) { return message }
+        let closing = descriptor
         descriptor = -1
-        if closed != 0 { return "\(path): cannot write: \(String(cString: strerror(errno)))" }
-        if rename(temporaryPath, targetPath) != 0 {
-            return "\(path): cannot rename the finished output into place: \(String(cString: strerror(errno)))"
+        if let message = failed("cannot write", { close(closing) }) { return message }
+        if let message = failed("cannot rename the finished output into place", { rename(temporaryPath, targetPath) }) {
+            return message
         }
         TemporaryFiles.unregister(temporaryPath)
         return nil

@@ -1,5 +1,7 @@
 import Foundation
 import PayloadDecode
+import Synchronization
+import SystemIO
 
 /// `payload-tool rows`: payload dumps (or row files) in, `yui_perf` rows out.
 enum RowsCommand {
@@ -79,6 +81,12 @@ enum RowsCommand {
         return (info.st_mode & S_IFMT) == S_IFREG && info.st_size <= 8 << 20
     }
 
+    /// The next input a free thread converts, and the next one to deliver, each under its own lock.
+    private final class ConversionOrder: Sendable {
+        let nextToClaim = Mutex(0)
+        let nextToDeliver = Mutex(0)
+    }
+
     /// What one input gave, formatted, held until its turn to be written.
     final class ConvertedInput: @unchecked Sendable {
         // Written by exactly one thread, then `done` is set under the delivery lock; read by the
@@ -109,21 +117,17 @@ enum RowsCommand {
     ) {
         let results = paths.map { _ in ConvertedInput() }
         let window = DispatchSemaphore(value: jobs * 4)
-        let claim = NSLock()
-        let delivering = NSLock()
-        // Safe: `nextToClaim` is read and written only while `claim` is held, `nextToDeliver` only
-        // while `delivering` is held; the compiler cannot see a lock guarding a captured variable.
-        nonisolated(unsafe) var nextToClaim = 0
-        nonisolated(unsafe) var nextToDeliver = 0
+        // Two locks, so a thread claiming its next input never waits behind a delivery.
+        let order = ConversionOrder()
         withoutActuallyEscaping(deliver) { deliver in
             let delivery = Delivery(deliver)
             @Sendable func work() {
                 while true {
                     window.wait()
-                    claim.lock()
-                    let index = nextToClaim
-                    nextToClaim += 1
-                    claim.unlock()
+                    let index = order.nextToClaim.withLock { next in
+                        defer { next += 1 }
+                        return next
+                    }
                     guard index < paths.count else {
                         window.signal()
                         return
@@ -136,24 +140,19 @@ enum RowsCommand {
                             writer.write(row, into: &result.bytes)
                             result.rowCount += 1
                         })
-                    delivering.lock()
-                    result.done = true
-                    while nextToDeliver < results.count, results[nextToDeliver].done {
-                        let ready = results[nextToDeliver]
-                        delivery.deliver(nextToDeliver, ready)
-                        ready.bytes = []
-                        nextToDeliver += 1
-                        window.signal()
+                    order.nextToDeliver.withLock { nextToDeliver in
+                        result.done = true
+                        while nextToDeliver < results.count, results[nextToDeliver].done {
+                            let ready = results[nextToDeliver]
+                            delivery.deliver(nextToDeliver, ready)
+                            ready.bytes = []
+                            nextToDeliver += 1
+                            window.signal()
+                        }
                     }
-                    delivering.unlock()
                 }
             }
-            let workers = DispatchGroup()
-            for _ in 1..<jobs {
-                DispatchQueue.global().async(group: workers) { work() }
-            }
-            work()
-            workers.wait()
+            SecondThread.onThreads(jobs, work)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemIO
 
 /// A `TextOutputStream` over a file descriptor that buffers writes, because row and frame output
 /// is written in many small pieces and one `write(2)` per piece would dominate the run time.
@@ -32,15 +33,14 @@ public final class FileDescriptorOutput: TextOutputStream {
         var start = 0
         buffer.withUnsafeBytes { bytes in
             while start < bytes.count, failure == nil {
-                let written = Foundation.write(descriptor, bytes.baseAddress! + start, bytes.count - start)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    if errno == EPIPE { TemporaryFiles.endOnBrokenPipe() }
-                    failure = "\(name): cannot write: \(String(cString: strerror(errno)))"
-                } else if written == 0 {
+                switch SystemCall.valueOrErrno({ Foundation.write(descriptor, bytes.baseAddress! + start, bytes.count - start) }) {
+                case .success(0):
                     failure = "\(name): cannot write: nothing was written"
-                } else {
+                case .success(let written):
                     start += written
+                case .failure(let error):
+                    if error.code == EPIPE { TemporaryFiles.endOnBrokenPipe() }
+                    failure = FileError(path: name, action: "cannot write", errno: error).description
                 }
             }
         }

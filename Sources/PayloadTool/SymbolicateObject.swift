@@ -1,6 +1,7 @@
 import Foundation
 import PayloadDecode
 import StackSymbolize
+import SystemIO
 
 /// `symbolicate --object PATH`: addresses in one debug file, looked up as given.
 enum SymbolicateObject {
@@ -132,9 +133,9 @@ struct AddressBatch {
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
         defer { chunk.deallocate() }
         while true {
-            let got = read(stdin.fileDescriptor, chunk.baseAddress, chunk.count)
-            if got < 0, errno == EINTR { continue }
-            guard got > 0 else { break }
+            // A read error ends the input as its end would: what was read is answered.
+            guard case .success(let got) = FileIO.read(stdin.fileDescriptor, into: chunk.baseAddress!, count: chunk.count), got > 0
+            else { break }
             // Line by line with memchr: a long line is skipped over, not walked byte by byte.
             var position = 0
             while position < got {

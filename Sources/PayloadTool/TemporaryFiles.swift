@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Temporary files of this process (an `--output` file being written), removed when the run is
 /// interrupted by SIGINT, SIGTERM, SIGHUP or SIGQUIT, and before a broken pipe ends it.
@@ -8,30 +9,24 @@ import Foundation
 /// the cleanup may lock and call Foundation; then the signal's default action is restored and the
 /// signal raised again, so the exit status says what ended the run, as the shell expects.
 public enum TemporaryFiles {
-    private static let lock = NSLock()
-    // Safe: both are read and written only while `lock` is held (register, unregister, the signal
-    // sources' cleanup), which the compiler cannot see.
-    nonisolated(unsafe) private static var paths: Set<String> = []
-    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
+    private static let paths = Mutex<Set<String>>([])
+    /// Kept so the sources live as long as the process.
+    private static let sources = Mutex<[any DispatchSourceSignal]>([])
 
     static func register(_ path: String) {
-        lock.lock()
-        paths.insert(path)
-        lock.unlock()
+        _ = paths.withLock { $0.insert(path) }
     }
 
     static func unregister(_ path: String) {
-        lock.lock()
-        paths.remove(path)
-        lock.unlock()
+        _ = paths.withLock { $0.remove(path) }
     }
 
     /// Removes every registered file (they are this run's half-written outputs).
     static func removeAll() {
-        lock.lock()
-        let pending = paths
-        paths.removeAll()
-        lock.unlock()
+        let pending = paths.withLock { paths in
+            defer { paths.removeAll() }
+            return paths
+        }
         for path in pending { unlink(path) }
     }
 
@@ -41,13 +36,16 @@ public enum TemporaryFiles {
     public static func removeOnSignals() {
         for signalNumber in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
             signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler {
-                removeAll()
-                endAsSignal(signalNumber)
+            // Made inside the lock: the source goes straight into the list that keeps it alive.
+            sources.withLock { sources in
+                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+                source.setEventHandler {
+                    removeAll()
+                    endAsSignal(signalNumber)
+                }
+                source.resume()
+                sources.append(source)
             }
-            source.resume()
-            sources.append(source)
         }
     }
 

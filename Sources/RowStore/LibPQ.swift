@@ -2,6 +2,7 @@ internal import CLibpq
 // The one file that talks to libpq. Everything above it sees `PostgresConnection`, `QueryResult`
 // and `ServerError`, never a `PGconn` or a `PGresult`.
 import Foundation
+import SystemIO
 
 /// A server's answer to one statement, copied out of the `PGresult` so no C memory outlives the call.
 struct QueryResult {
@@ -133,10 +134,14 @@ final class PostgresConnection {
                 throw ServerError(sqlState: "", message: "no answer from the server within \(timeout) s (--timeout)")
             }
             var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, Int32(min(remaining, 1) * 1000))
-            if ready < 0, errno != EINTR {
+            // Not retried here on EINTR: the loop comes back with the deadline counted down.
+            let ready: Int32
+            switch SystemCall.valueOrErrno(retryOnInterrupt: false, { poll(&descriptor, 1, Int32(min(remaining, 1) * 1000)) }) {
+            case .success(let count): ready = count
+            case .failure(let failure) where failure.code == EINTR: ready = 0
+            case .failure(let failure):
                 if let last { PQclear(last) }
-                throw ServerError(sqlState: "", message: "cannot wait for the server: \(String(cString: strerror(errno)))")
+                throw ServerError(sqlState: "", message: "cannot wait for the server: \(failure.text)")
             }
             if ready > 0, PQconsumeInput(connection) == 0 {
                 if let last { PQclear(last) }

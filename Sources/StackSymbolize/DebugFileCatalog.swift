@@ -1,4 +1,5 @@
 import Foundation
+import SystemIO
 
 /// Finds debug files: plain files, `.dSYM` bundles and folders (searched recursively).
 enum DebugFileCatalog {

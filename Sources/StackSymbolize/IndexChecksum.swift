@@ -1,4 +1,5 @@
 import Foundation
+import SystemIO
 
 /// A fast 64-bit checksum of an index file's bytes (four independent multiply-rotate lanes over
 /// 8-byte words, then the tail): it tells a damaged index from a whole one; it is no defence

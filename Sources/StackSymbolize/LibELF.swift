@@ -1,5 +1,6 @@
 internal import CElfutils
 import Foundation
+import SystemIO
 
 // Thin wrappers over libelf (this file) and libdw (`LibDW.swift`), the only two files that talk to
 // elfutils. What they hand out is a Swift value or one of the final classes below, which own the C

@@ -1,4 +1,5 @@
 import Foundation
+import SystemIO
 
 /// A file mapped read-only into memory; unmapped when the last reference goes.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import SystemIO
 
 /// Splits a large batch over two threads, each with its own libdw handle on the same file
 /// (libdw's lazy caches are not thread-safe).

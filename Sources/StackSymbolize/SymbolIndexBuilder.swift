@@ -1,4 +1,5 @@
 import Foundation
+import SystemIO
 
 private let none = SymbolIndexFormat.none
 

@@ -1,4 +1,5 @@
 import Foundation
+import SystemIO
 
 /// How a `SymbolIndex` reads its file during lookups.
 ///

@@ -1,3 +1,5 @@
+import SystemIO
+
 /// An error while reading a debug file, a symbol index or a folder of them. Descriptions are
 /// lowercase fragments naming the file (`<path>: <message>`), so a command can put `error: ` in
 /// front; their texts are part of the tool's output and stay as they are.
