@@ -133,8 +133,22 @@ enum MeasurementParser {
         {
             return .failure(.outOfRange(text()))
         }
-        // The unit: the rest, trimmed of spaces (also the no-break spaces some locales use).
-        var low = i
+        let unitText = unitSpan(bytes, from: i)
+        for entry in unitBytes where entry.bytes.count == unitText.count {
+            if entry.bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, unitText.baseAddress!, unitText.count) }) == 0 {
+                return .success(MeasurementReading(number: value, unit: entry.unit, dimension: entry.dimension, toBase: entry.factor))
+            }
+        }
+        let unit = String(decoding: unitText, as: UTF8.self)
+        guard !unit.isEmpty else { return .failure(.notAMeasurement(text())) }
+        guard let (dimension, factor) = units[unit] else { return .failure(.unknownUnit(unit)) }
+        return .success(MeasurementReading(number: value, unit: unit, dimension: dimension, toBase: factor))
+    }
+
+    /// The unit: the bytes from `start` on, trimmed of spaces (also the no-break spaces some
+    /// locales use before a unit).
+    private static func unitSpan(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> UnsafeBufferPointer<UInt8> {
+        var low = start
         var high = bytes.count
         while low < high {
             if bytes[low] == 0x20 {
@@ -148,16 +162,7 @@ enum MeasurementParser {
             }
         }
         while high > low, bytes[high - 1] == 0x20 { high -= 1 }
-        let unitText = UnsafeBufferPointer(rebasing: bytes[low..<high])
-        for entry in unitBytes where entry.bytes.count == unitText.count {
-            if entry.bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, unitText.baseAddress!, unitText.count) }) == 0 {
-                return .success(MeasurementReading(number: value, unit: entry.unit, dimension: entry.dimension, toBase: entry.factor))
-            }
-        }
-        let unit = String(decoding: unitText, as: UTF8.self)
-        guard !unit.isEmpty else { return .failure(.notAMeasurement(text())) }
-        guard let (dimension, factor) = units[unit] else { return .failure(.unknownUnit(unit)) }
-        return .success(MeasurementReading(number: value, unit: unit, dimension: dimension, toBase: factor))
+        return UnsafeBufferPointer(rebasing: bytes[low..<high])
     }
 
     static func parse(_ text: String) -> Result<MeasurementReading, MeasurementError> {

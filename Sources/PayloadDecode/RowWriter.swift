@@ -219,15 +219,42 @@ public struct RowWriter: Sendable {
         }
     }
 
-    private func appendCSV(_ row: Row, into out: inout [UInt8]) {
-        func quoted(_ bytes: [UInt8]) {
-            out.append(UInt8(ascii: "\""))
-            for c in bytes {
-                if c == UInt8(ascii: "\"") { out.append(c) }
-                out.append(c)
-            }
-            out.append(UInt8(ascii: "\""))
+    /// `bytes` between `quote`s, each `quote` inside doubled: CSV's quoting and SQL's literals.
+    private static func appendQuoted(_ bytes: some Sequence<UInt8>, quote: UInt8, to out: inout [UInt8]) {
+        out.append(quote)
+        for c in bytes {
+            if c == quote { out.append(c) }
+            out.append(c)
         }
+        out.append(quote)
+    }
+
+    /// One value as CSV and SQL both spell numbers and booleans; text, lists and stacks are
+    /// quoted by `quote`, a list followed by `listSuffix` and a stack by `stackSuffix` (SQL's casts).
+    private static func appendCell(
+        _ value: Value, into out: inout [UInt8], quote: (_ bytes: [UInt8], _ out: inout [UInt8]) -> Void,
+        listSuffix: String = "", stackSuffix: String = ""
+    ) {
+        switch value {
+        case .null, .text: preconditionFailure("null and text are spelled by the format")
+        case .integer(let integer): append(String(integer), to: &out)
+        case .number(let number): append(NumberText.shortest(number), to: &out)
+        case .boolean(let flag): append(flag ? "true" : "false", to: &out)
+        case .integers(let integers):
+            var list: [UInt8] = []
+            integerList(integers, into: &list)
+            quote(list, &out)
+            append(listSuffix, to: &out)
+        case .stack(let frames):
+            var json: [UInt8] = []
+            stackJSON(frames, into: &json)
+            quote(json, &out)
+            append(stackSuffix, to: &out)
+        }
+    }
+
+    private func appendCSV(_ row: Row, into out: inout [UInt8]) {
+        let quote = UInt8(ascii: "\"")
         for (k, value) in values(row).enumerated() {
             if k > 0 { out.append(UInt8(ascii: ",")) }
             switch value {
@@ -235,54 +262,29 @@ public struct RowWriter: Sendable {
             case .text(let text):
                 let bytes = Array(text.utf8)
                 if bytes.isEmpty || bytes.contains(where: { $0 == 0x2c || $0 == 0x22 || $0 == 0x0a || $0 == 0x0d }) {
-                    quoted(bytes)
+                    Self.appendQuoted(bytes, quote: quote, to: &out)
                 } else {
                     out.append(contentsOf: bytes)
                 }
-            case .integer(let integer): Self.append(String(integer), to: &out)
-            case .number(let number): Self.append(NumberText.shortest(number), to: &out)
-            case .boolean(let flag): Self.append(flag ? "true" : "false", to: &out)
-            case .integers(let integers):
-                var list: [UInt8] = []
-                Self.integerList(integers, into: &list)
-                quoted(list)
-            case .stack(let frames):
-                var json: [UInt8] = []
-                Self.stackJSON(frames, into: &json)
-                quoted(json)
+            default:
+                Self.appendCell(value, into: &out, quote: { Self.appendQuoted($0, quote: quote, to: &$1) })
             }
         }
         out.append(0x0a)
     }
 
     private func appendSQL(_ row: Row, into out: inout [UInt8]) {
-        func literal(_ bytes: some Sequence<UInt8>) {
-            out.append(UInt8(ascii: "'"))
-            for c in bytes {
-                if c == UInt8(ascii: "'") { out.append(c) }
-                out.append(c)
-            }
-            out.append(UInt8(ascii: "'"))
-        }
+        let quote = UInt8(ascii: "'")
         Self.append("INSERT INTO public.yui_perf (\(Row.columns.joined(separator: ", "))) VALUES (", to: &out)
         for (k, value) in values(row).enumerated() {
             if k > 0 { Self.append(", ", to: &out) }
             switch value {
             case .null: Self.append("NULL", to: &out)
-            case .text(let text): literal(text.utf8)
-            case .integer(let integer): Self.append(String(integer), to: &out)
-            case .number(let number): Self.append(NumberText.shortest(number), to: &out)
-            case .boolean(let flag): Self.append(flag ? "true" : "false", to: &out)
-            case .integers(let integers):
-                var list: [UInt8] = []
-                Self.integerList(integers, into: &list)
-                literal(list)
-                Self.append("::int[]", to: &out)
-            case .stack(let frames):
-                var json: [UInt8] = []
-                Self.stackJSON(frames, into: &json)
-                literal(json)
-                Self.append("::jsonb", to: &out)
+            case .text(let text): Self.appendQuoted(text.utf8, quote: quote, to: &out)
+            default:
+                Self.appendCell(
+                    value, into: &out, quote: { Self.appendQuoted($0, quote: quote, to: &$1) }, listSuffix: "::int[]",
+                    stackSuffix: "::jsonb")
             }
         }
         Self.append(") ON CONFLICT (user_id, row_key) DO NOTHING;\n", to: &out)
