@@ -19,30 +19,27 @@ let package = Package(
             pkgConfig: "libdw",
             providers: [.apt(["libdw-dev", "libelf-dev"])]
         ),
-        .systemLibrary(
-            name: "CArchive",
-            pkgConfig: "libarchive",
-            providers: [.apt(["libarchive-dev"])]
-        ),
-        .systemLibrary(
-            name: "CLibpq",
-            pkgConfig: "libpq",
-            providers: [.apt(["libpq-dev"])]
-        ),
+        // Headers only, no pkg-config: its `-lpq` / `-larchive` would load the libraries at start-up.
+        // CLazyLibraries loads them on first use (libarchive-dev and libpq-dev give the headers,
+        // scripts/install-system-packages installs them).
+        .systemLibrary(name: "CArchive", providers: [.apt(["libarchive-dev"])]),
+        .systemLibrary(name: "CLibpq", providers: [.apt(["libpq-dev"])]),
         // Inner loops of `rows` in C (issue 18): SHA-1 on the x86 SHA instructions for row keys
         // (PayloadDecode falls back to its Swift SHA-1 where the CPU has none) and 16-byte scans of
         // JSON strings and indentation for the parser.
         .target(name: "CPayloadKernels"),
         .target(name: "SystemIO"),
+        // libpq and libarchive, loaded when first used rather than at start-up (docs/speed.md).
+        .target(name: "CLazyLibraries", dependencies: ["CLibpq", "CArchive"], linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "PayloadDecode", dependencies: ["CPayloadKernels", "SystemIO"]),
         .target(name: "StackSymbolize", dependencies: ["CElfutils", "SystemIO"]),
         .target(name: "StackSignature", dependencies: ["PayloadDecode", "StackSymbolize"]),
-        .target(name: "RowStore", dependencies: ["PayloadDecode", "SystemIO", "CLibpq"]),
+        .target(name: "RowStore", dependencies: ["PayloadDecode", "SystemIO", "CLibpq", "CLazyLibraries"]),
         .target(name: "SpeedReport", dependencies: ["PayloadDecode", "StackSignature"]),
         .target(
             name: "PayloadTool",
             dependencies: [
-                "PayloadDecode", "StackSymbolize", "StackSignature", "RowStore", "SpeedReport", "SystemIO", "CArchive",
+                "PayloadDecode", "StackSymbolize", "StackSignature", "RowStore", "SpeedReport", "SystemIO", "CArchive", "CLazyLibraries",
             ]
         ),
         .executableTarget(name: "payload-tool", dependencies: ["PayloadTool"]),

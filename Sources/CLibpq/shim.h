@@ -1,2 +1,3 @@
 #pragma once
-#include <libpq-fe.h>
+// Debian puts libpq-fe.h in /usr/include/postgresql (pkg-config would add it to the path).
+#include <postgresql/libpq-fe.h>

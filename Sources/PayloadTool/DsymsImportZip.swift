@@ -1,4 +1,5 @@
 internal import CArchive
+internal import CLazyLibraries
 import Foundation
 import SystemIO
 
@@ -19,6 +20,9 @@ extension DsymsImport {
     /// `Info.plist`s that say their build. Entries that are links or would leave the folder they
     /// are unpacked into are refused (named in `refused`), and never written.
     static func unpackZip(_ path: String, into staging: String) throws -> (candidates: [Candidate], refused: [String]) {
+        if let failure = yui_load_libarchive() {
+            throw ZipError(description: "cannot load libarchive (apt install libarchive13): \(String(cString: failure))")
+        }
         guard let archive = archive_read_new() else { throw ZipError(description: "libarchive is out of memory") }
         defer { archive_read_free(archive) }
         archive_read_support_format_zip(archive)

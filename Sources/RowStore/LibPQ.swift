@@ -1,3 +1,4 @@
+internal import CLazyLibraries
 internal import CLibpq
 // The one file that talks to libpq. Everything above it sees `PostgresConnection`, `QueryResult`
 // and `ServerError`, never a `PGconn` or a `PGresult`.
@@ -47,6 +48,9 @@ final class PostgresConnection {
     ///   statement fails with a message saying so, never waits forever.
     init(url: String, timeout: Int = 60) throws(ServerError) {
         self.timeout = timeout
+        if let failure = yui_load_libpq() {
+            throw ServerError(sqlState: "", message: "cannot load libpq (apt install libpq5): \(String(cString: failure))")
+        }
         // expand_dbname = 1 makes libpq read `dbname` as a full URL or key=value string; what it holds
         // overrides the keywords before it, so these are defaults the URL can change. Without a
         // connect_timeout libpq waits as long as TCP does (minutes) for a host that never answers.
