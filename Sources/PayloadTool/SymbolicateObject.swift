@@ -295,13 +295,16 @@ struct AnswerWriter {
     mutating func writeText(to stdout: inout some TextOutputStream) {
         // Each line of an answer without its first column (the input's position), which is
         // written per occurrence.
+        let imageColumn = SymbolicateOutput.imageColumn(image)
+        var lineEnds: [Int] = []
         for (slot, answer) in answers.enumerated() {
-            let lines = SymbolicateOutput.textLines(index: 0, image: image, address: lookups.distinct[slot], frame: answer)
-            for line in lines.utf8.split(separator: UInt8(ascii: "\n")) {
-                let from = arena.count
-                arena.append(contentsOf: line.dropFirst(4))
-                arena.append(UInt8(ascii: "\n"))
-                spans.append(from..<arena.count)
+            var from = arena.count
+            lineEnds.removeAll(keepingCapacity: true)
+            SymbolicateOutput.appendTextLines(
+                imageColumn: imageColumn, image: image, address: lookups.distinct[slot], frame: answer, into: &arena, lineEnds: &lineEnds)
+            for end in lineEnds {
+                spans.append(from..<end)
+                from = end
             }
             pieces.append(spans.count)
         }

@@ -36,7 +36,36 @@ enum SymbolicateOutput {
     /// `0   YuiApp    0x0000000100004f20 YuiLines.parse + 32 (YuiLines.swift:42)`, one line per
     /// source frame (inlined ones marked), or `image + offset` with the reason when unsymbolicated.
     static func textLines(index: Int, image: String, address: UInt64, frame: SymbolicatedFrame) -> String {
-        let prefix = padded(String(index), 4) + padded(image, 24) + paddedHex(address) + " "
+        var bytes: [UInt8] = []
+        var lineEnds: [Int] = []
+        appendTextLines(imageColumn: imageColumn(image), image: image, address: address, frame: frame, into: &bytes, lineEnds: &lineEnds)
+        let indexColumn = padded(String(index), 4)
+        var text = ""
+        var start = 0
+        for end in lineEnds {
+            text += indexColumn
+            text += String(decoding: bytes[start..<end], as: UTF8.self)
+            start = end
+        }
+        return text
+    }
+
+    /// The image column of a text line: the name left-aligned in 24 columns (one space after a
+    /// longer name).
+    static func imageColumn(_ image: String) -> [UInt8] { Array(padded(image, 24).utf8) }
+
+    /// Appends the lines `textLines` gives, each without its first column (the index, which
+    /// `--object` writes per occurrence), to `out`, and where each line ends to `lineEnds`. Bytes
+    /// straight into the buffer: a String per piece was most of a warm run's time.
+    static func appendTextLines(
+        imageColumn: [UInt8], image: String, address: UInt64, frame: SymbolicatedFrame, into out: inout [UInt8],
+        lineEnds: inout [Int]
+    ) {
+        func prefix() {
+            out.append(contentsOf: imageColumn)
+            appendPaddedHex(address, into: &out)
+            out.append(UInt8(ascii: " "))
+        }
         if frame.frames.isEmpty {
             let reason: String
             switch frame.status {
@@ -48,22 +77,56 @@ enum SymbolicateOutput {
             let offset = frame.request.offset
             let isBelowBase = frame.lookupAddress.map { offset > $0 } ?? false
             let place = isBelowBase ? "\(image) - \(0 &- offset)" : "\(image) + \(offset)"
-            return prefix + "\(place) \(reason)\n"
+            prefix()
+            out.append(contentsOf: "\(place) \(reason)\n".utf8)
+            lineEnds.append(out.count)
+            return
         }
-        var text = ""
         for source in frame.frames {
-            text += prefix + source.simplifiedName
+            prefix()
+            out.append(contentsOf: source.simplifiedName.utf8)
             if !source.isInlined, let start = frame.functionStart, let lookup = frame.lookupAddress, lookup >= start {
-                text += " + \(lookup - start)"
+                out.append(contentsOf: " + ".utf8)
+                appendDecimal(lookup - start, into: &out)
             }
             if let file = source.file {
-                text += " (\(baseName(file)):\(source.line ?? 0))"
+                out.append(contentsOf: " (".utf8)
+                out.append(contentsOf: baseName(file).utf8)
+                out.append(UInt8(ascii: ":"))
+                appendDecimal(UInt64(bitPattern: Int64(source.line ?? 0)), signed: true, into: &out)
+                out.append(UInt8(ascii: ")"))
             }
-            if source.isInlined { text += " [inlined]" }
-            if frame.status == .symbolTable { text += " [symbol table]" }
-            text += "\n"
+            if source.isInlined { out.append(contentsOf: " [inlined]".utf8) }
+            if frame.status == .symbolTable { out.append(contentsOf: " [symbol table]".utf8) }
+            out.append(UInt8(ascii: "\n"))
+            lineEnds.append(out.count)
         }
-        return text
+    }
+
+    /// `0x%016llx`, as `paddedHex`, into bytes.
+    static func appendPaddedHex(_ value: UInt64, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "0"))
+        out.append(UInt8(ascii: "x"))
+        var shift = 60
+        while shift >= 0 {
+            out.append(hexDigits[Int((value >> UInt64(shift)) & 0xf)])
+            shift -= 4
+        }
+    }
+
+    /// A number in decimal, as `"\(value)"` prints it; `signed` reads the bits as an `Int64`.
+    static func appendDecimal(_ value: UInt64, signed: Bool = false, into out: inout [UInt8]) {
+        var magnitude = value
+        if signed, Int64(bitPattern: value) < 0 {
+            out.append(UInt8(ascii: "-"))
+            magnitude = 0 &- value
+        }
+        var digits: [UInt8] = []
+        repeat {
+            digits.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        out.append(contentsOf: digits.reversed())
     }
 
     /// Folded-stack names of one frame, outermost first.
