@@ -13,6 +13,11 @@ enum SymbolIndexBuilder {
         var inlined: Bool
         var isLinkage: Bool
         var start: UInt64
+
+        /// The record as the interning table's key: every field, packed without loss.
+        var key: (UInt64, UInt64, UInt64, UInt8) {
+            (UInt64(name) << 32 | UInt64(file), UInt64(line) << 32 | UInt64(parent), start, (inlined ? 1 : 0) | (isLinkage ? 2 : 0))
+        }
     }
 
     /// What one thread produces over its share of the units.
@@ -20,17 +25,13 @@ enum SymbolIndexBuilder {
         var starts: [UInt64] = []
         var locations: [UInt32] = []
         var table: [Location] = []
-        var strings: [String] = []
-        var stringIndex: [String: UInt32] = [:]
-        var locationIndex: [Location: UInt32] = [:]
+        private var stringNumbers = StringInterner()
+        private var locationNumbers = WordsInterner()
+        var strings: [String] { stringNumbers.strings }
 
         mutating func string(_ text: String?) -> UInt32 {
             guard let text else { return none }
-            if let known = stringIndex[text] { return known }
-            let index = UInt32(strings.count)
-            strings.append(text)
-            stringIndex[text] = index
-            return index
+            return stringNumbers.intern(text)
         }
 
         /// The location records of a direct answer (outermost first, each the parent of the next);
@@ -47,12 +48,23 @@ enum SymbolIndexBuilder {
             return current
         }
 
+        /// One entry per distinct point, holding the direct lookup's answer there. (A method, not a
+        /// closure over the part: a closure capturing it paid a dynamic exclusivity check per access.)
+        mutating func add(_ points: [UInt64], of image: DebugImage, given: (index: Int, unit: DecodedUnit)?) {
+            var previous: UInt64?
+            for point in points where point != previous {
+                previous = point
+                let answer = image.lookup(point, given: given)
+                starts.append(point)
+                locations.append(answer.source == .dwarf ? record(answer) : none)
+            }
+        }
+
         mutating func location(_ value: Location) -> UInt32 {
-            if let known = locationIndex[value] { return known }
-            let index = UInt32(table.count)
-            table.append(value)
-            locationIndex[value] = index
-            return index
+            let key = value.key
+            let (number, isNew) = locationNumbers.intern(key.0, key.1, key.2, key.3)
+            if isNew { table.append(value) }
+            return number
         }
     }
 
@@ -65,15 +77,6 @@ enum SymbolIndexBuilder {
     /// points are interleaved.
     static func part(_ image: DebugImage, units: Range<Int>, extraPoints: [UInt64]) -> Part {
         var part = Part()
-        func add(_ points: [UInt64], given: (index: Int, unit: DecodedUnit)?) {
-            var previous: UInt64?
-            for point in points where point != previous {
-                previous = point
-                let answer = image.lookup(point, given: given)
-                part.starts.append(point)
-                part.locations.append(answer.source == .dwarf ? part.record(answer) : none)
-            }
-        }
         for unitIndex in units {
             let unit = image.wholeUnit(unitIndex)
             var boundaries: [UInt64] = unit.lineAddress
@@ -82,9 +85,9 @@ enum SymbolIndexBuilder {
                 boundaries.append(range.high)
             }
             boundaries.sort()
-            add(boundaries, given: (unitIndex, unit))
+            part.add(boundaries, of: image, given: (unitIndex, unit))
         }
-        add(extraPoints, given: nil)
+        part.add(extraPoints, of: image, given: nil)
         return part
     }
 
@@ -155,7 +158,8 @@ enum SymbolIndexBuilder {
     private static func write(
         _ part: Part, symbols: [SymbolEntry], symbolNames: [String], textBase: UInt64, to path: String
     ) throws(SymbolizeError) {
-        var data = Data()
+        // Bytes, not `Data`: appending to Data integer by integer was a sixth of a build.
+        var data: [UInt8] = []
         func append<T: FixedWidthInteger>(_ value: T) {
             withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
         }
@@ -163,13 +167,18 @@ enum SymbolIndexBuilder {
         var withSymbols = part
         let symbolNameIndexes = symbolNames.map { withSymbols.string($0) }
         let strings = withSymbols.strings
-        var blob = Data()
+        var blob: [UInt8] = []
         var offsets: [UInt32] = []
+        offsets.reserveCapacity(strings.count + 1)
         for string in strings {
             offsets.append(UInt32(blob.count))
-            blob.append(contentsOf: Array(string.utf8))
+            blob.append(contentsOf: string.utf8)
         }
         offsets.append(UInt32(blob.count))
+        // The file's size, so the bytes are never copied to grow (paddings: at most 7 bytes, 3 times).
+        data.reserveCapacity(
+            64 + part.starts.count * 12 + part.table.count * 32 + symbols.count * 24 + offsets.count * 4 + blob.count
+                + (part.starts.count / SymbolIndex.blockSize + 1) * 8 + 8 + 24)
         append(SymbolIndexFormat.magic)
         append(SymbolIndexFormat.version)
         append(UInt32(0))
@@ -199,14 +208,23 @@ enum SymbolIndexBuilder {
         }
         for offset in offsets { append(offset) }
         pad()
-        data.append(blob)
+        data.append(contentsOf: blob)
         pad()
         for position in stride(from: 0, to: part.starts.count, by: SymbolIndex.blockSize) { append(part.starts[position]) }
         var checksum = IndexChecksum()
         data.withUnsafeBytes { checksum.add($0) }
         append(checksum.value)
         let temporary = path + ".tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        guard FileManager.default.createFile(atPath: temporary, contents: data) else {
+        // Written from the bytes themselves: handing them over as `Data` copied the whole index.
+        let written: Bool
+        if let descriptor = try? FileIO.createNew(temporary, mode: 0o666) {
+            written = data.withUnsafeBytes { bytes in (try? FileIO.writeAll(descriptor, bytes, path: temporary)) != nil }
+            close(descriptor)
+        } else {
+            written = false
+        }
+        guard written else {
+            unlink(temporary)
             throw SymbolizeError.fileSystem(path: temporary, "cannot write the symbol index")
         }
         if case .failure(let failure) = SystemCall.valueOrErrno({ rename(temporary, path) }) {
