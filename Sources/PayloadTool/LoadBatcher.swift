@@ -1,6 +1,7 @@
 import Foundation
 import PayloadDecode
 import RowStore
+import SystemIO
 
 /// Counts of one `load` input (or of the whole run), for the summary line.
 struct LoadTally {
@@ -183,7 +184,8 @@ private final class StorePipeline: @unchecked Sendable {
     private var finished: [BatchJob] = []
     private var stopped = false
     private var closed = false
-    private var started = false
+    /// The worker, started with the first batch and joined by `close()`.
+    private var worker: SecondThread<Void>?
     /// Batches handed over and not yet started, at most: enough to keep the worker busy.
     private let depth = 2
 
@@ -197,9 +199,8 @@ private final class StorePipeline: @unchecked Sendable {
     func enqueue(_ job: BatchJob) {
         condition.lock()
         defer { condition.unlock() }
-        if !started {
-            started = true
-            Thread { [self] in work() }.start()
+        if worker == nil {
+            worker = SecondThread { [self] in work() }
         }
         while waiting.count >= depth { condition.wait() }
         waiting.append(job)
@@ -220,12 +221,15 @@ private final class StorePipeline: @unchecked Sendable {
         while !waiting.isEmpty || running { condition.wait() }
     }
 
-    /// Lets the worker end once nothing waits.
+    /// Lets the worker end once nothing waits, and waits for it.
     func close() {
         condition.lock()
-        defer { condition.unlock() }
         closed = true
         condition.broadcast()
+        let running = worker
+        worker = nil
+        condition.unlock()
+        running?.join()
     }
 
     private func work() {
