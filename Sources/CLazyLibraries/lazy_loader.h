@@ -30,3 +30,15 @@ void *lazy_library_symbol(struct lazy_library *library, const char *symbol);
         }                                                                                   \
         return found args;                                                                  \
     }
+
+// As LAZY_FUNCTION for a function that returns nothing.
+#define LAZY_VOID_FUNCTION(library, name, params, args)                                     \
+    void name params {                                                                      \
+        static void(*function) params;                                                      \
+        void(*found) params = __atomic_load_n(&function, __ATOMIC_ACQUIRE);                 \
+        if (found == NULL) {                                                                \
+            found = (void(*) params)lazy_library_symbol(&library, #name);                   \
+            __atomic_store_n(&function, found, __ATOMIC_RELEASE);                           \
+        }                                                                                   \
+        found args;                                                                         \
+    }

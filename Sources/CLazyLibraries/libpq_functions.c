@@ -40,23 +40,5 @@ LAZY_FUNCTION(libpq, char *, PQgetvalue, (const PGresult *res, int tup_num, int 
 LAZY_FUNCTION(libpq, int, PQgetisnull, (const PGresult *res, int tup_num, int field_num), (res, tup_num, field_num))
 LAZY_FUNCTION(libpq, char *, PQcmdTuples, (PGresult *res), (res))
 
-// The two that return nothing.
-void PQclear(PGresult *res) {
-    static void (*function)(PGresult *);
-    void (*found)(PGresult *) = __atomic_load_n(&function, __ATOMIC_ACQUIRE);
-    if (found == NULL) {
-        found = (void (*)(PGresult *))lazy_library_symbol(&libpq, "PQclear");
-        __atomic_store_n(&function, found, __ATOMIC_RELEASE);
-    }
-    found(res);
-}
-
-void PQfinish(PGconn *conn) {
-    static void (*function)(PGconn *);
-    void (*found)(PGconn *) = __atomic_load_n(&function, __ATOMIC_ACQUIRE);
-    if (found == NULL) {
-        found = (void (*)(PGconn *))lazy_library_symbol(&libpq, "PQfinish");
-        __atomic_store_n(&function, found, __ATOMIC_RELEASE);
-    }
-    found(conn);
-}
+LAZY_VOID_FUNCTION(libpq, PQclear, (PGresult *res), (res))
+LAZY_VOID_FUNCTION(libpq, PQfinish, (PGconn *conn), (conn))
