@@ -233,7 +233,7 @@ enum DsymsImport {
     /// `.xcarchive` and `.dSYM` bundles around it.
     static func filesOnDisk(_ path: String) -> [Candidate] {
         var isDirectory: ObjCBool = false
-        FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)  // a missing path is no folder
         var files: [String] = []
         if isDirectory.boolValue {
             let enumerator = FileManager.default.enumerator(atPath: path)
