@@ -24,20 +24,29 @@ enum ByteScopeWalk {
 }
 
 /// What the pass found, per sibling list it visited: the functions with code and the containers
-/// in it, each with the list of its own children to visit.
+/// in it, each with the list of its own children to visit. Flat storage: every item in one array,
+/// chained per list, and every range in another (an array per list and per item was a tenth of a
+/// cold batch in allocations).
 private struct SiblingLists {
     /// A function with code (`node` filled but for links) or a container, and the list of its
     /// children to visit (-1: none).
     struct Item {
         var node: ScopeNode?
-        var ranges: [AddressRange]
+        var rangeStart: Int32
+        var rangeCount: Int32
         var childList: Int32
+        /// The next item of the same list (-1: the last).
+        var next: Int32
     }
 
     let unitDIE: DwarfDIE
     let infoBase: UnsafeRawPointer
     let wanted: [UInt64]?
-    var lists: [[Item]] = [[]]
+    var items: [Item] = []
+    var ranges: [AddressRange] = []
+    /// Per list: its first and last item (-1: empty).
+    var heads: [Int32] = [-1]
+    var tails: [Int32] = [-1]
     /// Per list: whether inlined calls in it are recorded (see `LibdwScopeWalk`).
     var listRecordsInlined: [Bool] = [true]
 
@@ -48,9 +57,17 @@ private struct SiblingLists {
     }
 
     private mutating func newList(recordingInlined: Bool) -> Int32 {
-        lists.append([])
+        heads.append(-1)
+        tails.append(-1)
         listRecordsInlined.append(recordingInlined)
-        return Int32(lists.count - 1)
+        return Int32(heads.count - 1)
+    }
+
+    private mutating func append(_ item: Item, to list: Int32) {
+        let index = Int32(items.count)
+        items.append(item)
+        if tails[Int(list)] >= 0 { items[Int(tails[Int(list)])].next = index } else { heads[Int(list)] = index }
+        tails[Int(list)] = index
     }
 
     /// The pass over the unit's DIEs from its first child; false when anything could not be read.
@@ -92,23 +109,26 @@ private struct SiblingLists {
             // Without DW_AT_low_pc or DW_AT_ranges there is no code, so no range either.
             guard entry.mayHaveCode, recordsInlined || !isInlined else { return recordWithoutCode(entry, in: list) }
             var die = unitDIE.sameUnitDIE(atByte: infoBase + offset)
-            let ranges = die.ranges()
-            guard !ranges.isEmpty else { return recordWithoutCode(entry, in: list) }
+            let rangeStart = ranges.count
+            die.appendRanges(to: &ranges)
+            let rangeCount = ranges.count - rangeStart
+            guard rangeCount > 0 else { return recordWithoutCode(entry, in: list) }
             let (callFile, callLine) = isInlined ? die.callSite() : (-1, 0)
             var childList: Int32 = -1
             if entry.hasChildren {
-                childList = newList(recordingInlined: wanted == nil || DecodedUnit.holdsWanted(ranges, wanted!))
+                childList = newList(
+                    recordingInlined: wanted == nil || DecodedUnit.holdsWanted(ranges[rangeStart...], wanted!))
             }
             let node = ScopeNode(
                 dieOffset: UInt64(offset), parent: -1, isInlined: isInlined, callFile: callFile, callLine: callLine,
-                rangeStart: 0, rangeCount: Int32(ranges.count))
-            lists[Int(list)].append(Item(node: node, ranges: ranges, childList: childList))
+                rangeStart: 0, rangeCount: Int32(rangeCount))
+            append(Item(node: node, rangeStart: Int32(rangeStart), rangeCount: Int32(rangeCount), childList: childList, next: -1), to: list)
             return childList
         }
         // Functions and inlined calls can sit inside these.
         guard DWARFTag.isContainer(entry.tag), entry.hasChildren else { return -1 }
         let childList = newList(recordingInlined: recordsInlined)
-        lists[Int(list)].append(Item(node: nil, ranges: [], childList: childList))
+        append(Item(node: nil, rangeStart: 0, rangeCount: 0, childList: childList, next: -1), to: list)
         return childList
     }
 
@@ -116,23 +136,27 @@ private struct SiblingLists {
     private mutating func recordWithoutCode(_ entry: AbbreviationTable.Entry, in list: Int32) -> Int32 {
         guard entry.hasChildren else { return -1 }
         let childList = newList(recordingInlined: false)
-        lists[Int(list)].append(Item(node: nil, ranges: [], childList: childList))
+        append(Item(node: nil, rangeStart: 0, rangeCount: 0, childList: childList, next: -1), to: list)
         return childList
     }
 
     /// Builds the nodes in the order of `LibdwScopeWalk`: a stack of (list, parent), lists taken
     /// last-in first-out.
     func replay(into unit: inout DecodedUnit) {
-        var lastChild: [Int32: Int32] = [:]
+        var lastChild = DecodedUnit.LastChildren()
         var pending: [(list: Int32, parent: Int32)] = [(0, -1)]
         while let (list, parent) = pending.popLast() {
-            for item in lists[Int(list)] {
+            var current = heads[Int(list)]
+            while current >= 0 {
+                let item = items[Int(current)]
+                current = item.next
                 guard var scope = item.node else {
                     pending.append((item.childList, parent))
                     continue
                 }
                 scope.parent = parent
-                let node = unit.addScope(scope, ranges: item.ranges, lastChild: &lastChild)
+                let range = Int(item.rangeStart)..<Int(item.rangeStart + item.rangeCount)
+                let node = unit.addScope(scope, ranges: ranges[range], lastChild: &lastChild)
                 if item.childList >= 0 { pending.append((item.childList, node)) }
             }
         }

@@ -52,7 +52,22 @@ extension DecodedUnit {
     /// tree's one way of growing, for both walkers): its ranges are stored and, when it starts a
     /// chain, it becomes a root of `topLevel`. `lastChild` carries each parent's last child
     /// between calls. Returns the new node's index.
-    mutating func addScope(_ scope: ScopeNode, ranges: [AddressRange], lastChild: inout [Int32: Int32]) -> Int32 {
+    /// Per node, its last child so far (-1: none yet), while a walk adds nodes.
+    struct LastChildren {
+        private var lastChild: [Int32] = []
+
+        subscript(node: Int32) -> Int32? {
+            get { Int(node) < lastChild.count && lastChild[Int(node)] >= 0 ? lastChild[Int(node)] : nil }
+            set {
+                while lastChild.count <= Int(node) { lastChild.append(-1) }
+                lastChild[Int(node)] = newValue ?? -1
+            }
+        }
+    }
+
+    mutating func addScope(
+        _ scope: ScopeNode, ranges: some Collection<AddressRange>, lastChild: inout LastChildren
+    ) -> Int32 {
         let node = Int32(nodes.count)
         var scope = scope
         scope.rangeStart = Int32(nodeRanges.count)
@@ -75,7 +90,7 @@ extension DecodedUnit {
 
     /// True when a sorted address list has one in `ranges`: a batch walks below a function only
     /// then.
-    static func holdsWanted(_ ranges: [AddressRange], _ wanted: [UInt64]) -> Bool {
+    static func holdsWanted(_ ranges: some Collection<AddressRange>, _ wanted: [UInt64]) -> Bool {
         for range in ranges {
             var low = 0
             var high = wanted.count

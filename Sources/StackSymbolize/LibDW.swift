@@ -122,6 +122,12 @@ struct DwarfDIE {
     /// The DIE's address ranges (`DW_AT_ranges` or low/high pc), empty ones left out.
     mutating func ranges() -> [AddressRange] {
         var result: [AddressRange] = []
+        appendRanges(to: &result)
+        return result
+    }
+
+    /// As `ranges()`, appended to `result` (no array of its own per DIE).
+    mutating func appendRanges(to result: inout [AddressRange]) {
         var base: Dwarf_Addr = 0
         var start: Dwarf_Addr = 0
         var end: Dwarf_Addr = 0
@@ -130,7 +136,6 @@ struct DwarfDIE {
             if end > start { result.append(AddressRange(low: start, high: end)) }
             offset = dwarf_ranges(&raw, offset, &base, &start, &end)
         }
-        return result
     }
 
     /// Where an inlined call was made: `DW_AT_call_file` (an index into the unit's file table, -1

@@ -11,7 +11,7 @@ enum LibdwScopeWalk {
         // Iterative walk: (first child DIE, parent node, records inlined calls) still to visit.
         guard let child = unitDIE.firstChild() else { return }
         var pending: [(die: DwarfDIE, parent: Int32, recordsInlined: Bool)] = [(child, -1, true)]
-        var lastChild: [Int32: Int32] = [:]
+        var lastChild = DecodedUnit.LastChildren()
         while let (first, parent, recordsInlined) = pending.popLast() {
             var die = first
             while true {
