@@ -30,6 +30,8 @@ enum ELFSymbolTable {
         }
         var result: [SymbolEntry] = []
         var ends: [UInt64] = []
+        result.reserveCapacity(symbols.count)
+        ends.reserveCapacity(symbols.count)
         for symbol in symbols {
             guard symbol.type == ElfNumber.symbolFunction || symbol.type == ElfNumber.symbolIndirectFunction,
                 symbol.sectionIndex != ElfNumber.sectionUndefined, symbol.sectionIndex < ElfNumber.sectionReservedLow,
@@ -45,9 +47,11 @@ enum ELFSymbolTable {
     /// Sorts the symbols by address; a symbol covers its size, or (size 0) up to the next symbol;
     /// never past its section.
     private static func bounded(_ symbols: [SymbolEntry], sectionEnds: [UInt64]) -> [SymbolEntry] {
-        let order = symbols.indices.sorted { symbols[$0].address < symbols[$1].address }
-        var result = order.map { symbols[$0] }
-        let ends = order.map { sectionEnds[$0] }
+        // The entries sorted with their section ends beside them (the same comparisons as sorting
+        // their indices, so the same order, without reaching back into two arrays per comparison).
+        let sorted = zip(symbols, sectionEnds).sorted { $0.0.address < $1.0.address }
+        var result = sorted.map(\.0)
+        let ends = sorted.map(\.1)
         for index in result.indices {
             let room = ends[index] - result[index].address
             var size = result[index].size

@@ -194,6 +194,7 @@ final class ElfHandle {
         guard section.entrySize > 0, let scn = elf_getscn(elf, section.index), let data = elf_getdata(scn, nil) else { return nil }
         let count = Int(section.size / section.entrySize)
         var result: [ElfSymbol] = []
+        result.reserveCapacity(count)
         for index in 0..<count {
             var symbol = GElf_Sym()
             guard gelf_getsym(data, Int32(index), &symbol) != nil else { continue }
