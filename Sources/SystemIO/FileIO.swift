@@ -49,12 +49,14 @@ public enum FileIO {
     }
 
     /// Writes all of `bytes` to `descriptor` (the file at `path`, for the message). A write that
-    /// takes nothing is a failure too (`errno` 0 would read "Success", so it says so itself).
+    /// takes nothing is a failure too, reported as EIO (its own `errno` is 0, "Success").
     public static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(FileError) {
         var offset = 0
         while offset < bytes.count {
             let written = try SystemCall.valueOrErrno { Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset) }
                 .get(path: path, action: "cannot write")
+            // A write that takes nothing would be asked again forever; it says no error of its own.
+            guard written > 0 else { throw FileError(path: path, action: "cannot write", errno: SystemErrno(code: EIO)) }
             offset += written
         }
     }
