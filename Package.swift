@@ -47,6 +47,7 @@ let package = Package(
         // like swift-collections' _CollectionsTestSupport).
         .target(name: "TestSupport", dependencies: ["PayloadTool"], path: "Tests/TestSupport"),
         .testTarget(name: "PayloadDecodeTests", dependencies: ["PayloadDecode", "TestSupport"]),
+        .testTarget(name: "SystemIOTests", dependencies: ["SystemIO"]),
         .testTarget(name: "StackSymbolizeTests", dependencies: ["StackSymbolize", "TestSupport"]),
         .testTarget(
             name: "PayloadToolTests",
