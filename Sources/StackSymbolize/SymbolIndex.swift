@@ -17,6 +17,8 @@ final class SymbolIndex {
         return MappedRegions.isDamaged(file.regionSlot) || pages.readFailed
     }
     let textBase: UInt64
+    /// Entry and function starts are stored as 32-bit offsets from this address.
+    private let addressBase: UInt64
     private let file: MappedFile
     private let entryCount: Int
     private let locationCount: Int
@@ -42,7 +44,8 @@ final class SymbolIndex {
         self.path = path
         file = try MappedFile(path: path)
         let view = file.view
-        guard view.count >= 64, try view.u64(0) == SymbolIndexFormat.magic, try view.u32(8) == SymbolIndexFormat.version else {
+        guard view.count >= SymbolIndexFormat.headerSize, try view.u64(0) == SymbolIndexFormat.magic, try view.u32(8) == SymbolIndexFormat.version
+        else {
             throw SymbolizeError.unsupported(path: path, "not a symbol index of this version")
         }
         func count(_ at: Int) throws(SymbolizeError) -> Int {
@@ -56,16 +59,17 @@ final class SymbolIndex {
         stringCount = try count(40)
         let blobSize = try count(48)
         textBase = try view.u64(56)
+        addressBase = try view.u64(64)
         func aligned(_ value: Int) -> Int { (value + 7) & ~7 }
-        startsOffset = 64
-        entryLocationsOffset = startsOffset + entryCount * 8
+        startsOffset = SymbolIndexFormat.headerSize
+        entryLocationsOffset = aligned(startsOffset + entryCount * 4)
         locationsOffset = aligned(entryLocationsOffset + entryCount * 4)
-        symbolsOffset = locationsOffset + locationCount * 32
+        symbolsOffset = aligned(locationsOffset + locationCount * SymbolIndexFormat.locationSize)
         stringOffsetsOffset = symbolsOffset + symbolCount * 24
         blobOffset = aligned(stringOffsetsOffset + (stringCount + 1) * 4)
         let samplesOffset = aligned(blobOffset + blobSize)
         let sampleCount = (entryCount + Self.blockSize - 1) / Self.blockSize
-        let checksumOffset = samplesOffset + sampleCount * 8
+        let checksumOffset = aligned(samplesOffset + sampleCount * 4)
         guard checksumOffset + 8 == view.count else {
             throw SymbolizeError.corrupt(path: path, "symbol index is truncated or corrupt (size)")
         }
@@ -76,7 +80,8 @@ final class SymbolIndex {
         }
         let pages = try SymbolIndexPages(file: file)
         self.pages = pages
-        sampledStarts = (0..<sampleCount).map { pages.load(samplesOffset + $0 * 8, as: UInt64.self) }
+        let base = addressBase
+        sampledStarts = (0..<sampleCount).map { base &+ UInt64(pages.load(samplesOffset + $0 * 4, as: UInt32.self)) }
     }
 
     @inline(__always) private func u64(_ at: Int) -> UInt64 { pages.load(at, as: UInt64.self) }
@@ -136,7 +141,7 @@ final class SymbolIndex {
         var high = min(entryCount, blockLow * Self.blockSize)
         while low < high {
             let middle = (low + high) >> 1
-            if u64(startsOffset + middle * 8) <= address { low = middle + 1 } else { high = middle }
+            if addressBase &+ UInt64(u32(startsOffset + middle * 4)) <= address { low = middle + 1 } else { high = middle }
         }
         if low > 0 {
             let location = u32(entryLocationsOffset + (low - 1) * 4)
@@ -153,18 +158,20 @@ final class SymbolIndex {
         var start: UInt64 = 0
         var steps = 0
         while current != none, Int(current) < locationCount, steps < 256 {
-            let at = locationsOffset + Int(current) * 32
+            let at = locationsOffset + Int(current) * SymbolIndexFormat.locationSize
             let name = string(u32(at))
             let file = string(u32(at + 4))
             let line = u32(at + 8)
-            let flags = u32(at + 16)
-            let isLinkage = flags & 2 == 2
+            let parentAndFlags = u32(at + 12)
+            let isLinkage = parentAndFlags & SymbolIndexFormat.linkageFlag != 0
             frames.append(
                 RawFrame(
                     linkageName: isLinkage ? name : nil, plainName: isLinkage ? nil : name, file: file,
-                    line: line == none ? nil : Int(line), isInlined: flags & 1 == 1))
-            start = u64(at + 24)
-            current = u32(at + 12)
+                    line: line == none ? nil : Int(line), isInlined: parentAndFlags & SymbolIndexFormat.inlinedFlag != 0))
+            let startField = u32(at + 16)
+            start = startField == 0 ? 0 : addressBase &+ UInt64(startField - 1)
+            let parent = parentAndFlags & SymbolIndexFormat.parentMask
+            current = parent == SymbolIndexFormat.parentMask ? none : parent
             steps += 1
         }
         // 0 is what the builder stores when no function or symbol gave a start (a line row alone).

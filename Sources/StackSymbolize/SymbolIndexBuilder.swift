@@ -175,10 +175,22 @@ enum SymbolIndexBuilder {
             blob.append(contentsOf: string.utf8)
         }
         offsets.append(UInt32(blob.count))
-        // The file's size, so the bytes are never copied to grow (paddings: at most 7 bytes, 3 times).
+        // Starts are written as 32-bit offsets from the lowest one (SymbolIndexFormat).
+        let functionStarts = part.table.lazy.map(\.start).filter { $0 != 0 }
+        let addressBase = min(part.starts.first ?? textBase, functionStarts.min() ?? .max)
+        func offset(_ address: UInt64) -> UInt32? {
+            guard address >= addressBase, address - addressBase < UInt64(UInt32.max) else { return nil }
+            return UInt32(address - addressBase)
+        }
+        guard part.table.count < Int(SymbolIndexFormat.parentMask), offset(part.starts.last ?? addressBase) != nil,
+            functionStarts.allSatisfy({ offset($0) != nil })
+        else {
+            throw SymbolizeError.unsupported(path: path, "code spans 4 GB or more, or too many locations, for a symbol index")
+        }
+        // The file's size, so the bytes are never copied to grow (paddings: at most 7 bytes, 6 times).
         data.reserveCapacity(
-            64 + part.starts.count * 12 + part.table.count * 32 + symbols.count * 24 + offsets.count * 4 + blob.count
-                + (part.starts.count / SymbolIndex.blockSize + 1) * 8 + 8 + 24)
+            SymbolIndexFormat.headerSize + part.starts.count * 8 + part.table.count * SymbolIndexFormat.locationSize
+                + symbols.count * 24 + offsets.count * 4 + blob.count + (part.starts.count / SymbolIndex.blockSize + 1) * 4 + 8 + 48)
         append(SymbolIndexFormat.magic)
         append(SymbolIndexFormat.version)
         append(UInt32(0))
@@ -188,29 +200,33 @@ enum SymbolIndexBuilder {
         append(UInt64(strings.count))
         append(UInt64(blob.count))
         append(textBase)
-        for start in part.starts { append(start) }
+        append(addressBase)
+        for start in part.starts { append(offset(start)!) }
+        pad()
         for location in part.locations { append(location) }
         pad()
         for location in part.table {
             append(location.name)
             append(location.file)
             append(location.line)
-            append(location.parent)
-            append(UInt32(location.inlined ? 1 : 0) | UInt32(location.isLinkage ? 2 : 0))
-            append(UInt32(0))
-            append(location.start)
+            let parent = location.parent == none ? SymbolIndexFormat.parentMask : location.parent
+            append(
+                parent | (location.inlined ? SymbolIndexFormat.inlinedFlag : 0) | (location.isLinkage ? SymbolIndexFormat.linkageFlag : 0))
+            append(location.start == 0 ? UInt32(0) : offset(location.start)! + 1)
         }
+        pad()
         for (index, symbol) in symbols.enumerated() {
             append(symbol.address)
             append(symbol.size)
             append(symbolNameIndexes[index])
             append(UInt32(0))
         }
-        for offset in offsets { append(offset) }
+        for stringOffset in offsets { append(stringOffset) }
         pad()
         data.append(contentsOf: blob)
         pad()
-        for position in stride(from: 0, to: part.starts.count, by: SymbolIndex.blockSize) { append(part.starts[position]) }
+        for position in stride(from: 0, to: part.starts.count, by: SymbolIndex.blockSize) { append(offset(part.starts[position])!) }
+        pad()
         var checksum = IndexChecksum()
         data.withUnsafeBytes { checksum.add($0) }
         append(checksum.value)

@@ -4,22 +4,35 @@
 // in place; nothing is parsed when it is opened.
 //
 // Layout, little-endian, every array 8-byte aligned:
-//   header (64 bytes): magic "YUISYMX1", version, reserved, entry count, location count,
-//                      symbol count, string count, string bytes, text base
-//   entry starts      UInt64 × entries (sorted; each entry runs to the next one's start)
-//   entry locations   UInt32 × entries (a location index, or `none` for a gap), padded
-//   locations         32 bytes each: name, file, line, parent, flags (UInt32), pad, function start (UInt64)
+//   header (72 bytes): magic "YUISYMX1", version, reserved, entry count, location count,
+//                      symbol count, string count, string bytes, text base, address base
+//   entry starts      UInt32 × entries: offsets from the address base (sorted; each entry runs to
+//                     the next one's start)
+//   entry locations   UInt32 × entries (a location index, or `none` for a gap)
+//   locations         20 bytes each: name, file, line, parent with the flags in its top two bits
+//                     (bit 30 inlined, bit 31 a linkage name; `parentMask` for no parent), function
+//                     start (offset from the address base + 1; 0 for none)
 //   symbols           24 bytes each: address, size (UInt64), name (UInt32), pad — the symbol-table fallback
-//   string offsets    UInt32 × (strings + 1), padded
-//   string bytes, padded
-//   sampled starts    UInt64 × ceil(entries / 256): every 256th entry start, so opening reads these
+//   string offsets    UInt32 × (strings + 1)
+//   string bytes
+//   sampled starts    UInt32 × ceil(entries / 256): every 256th entry start, so opening reads these
 //                     few pages instead of touching every page of the entry starts
 //   checksum          UInt64: `IndexChecksum` of every byte before it
+//
+// Offsets from the lowest start keep an image's addresses in 32 bits (version 5; version 3 stored
+// 64-bit starts and 32-byte locations, 1.2× SymCache's size): an image whose code spans 4 GB or
+// more, or has 2^30 location records, gets no index (`unsupported`).
 
 /// The constants of the layout above, shared by the builder and the reader.
 enum SymbolIndexFormat {
     static let magic: UInt64 = 0x3158_4D59_5349_5559  // "YUISYMX1" read little-endian
-    static let version: UInt32 = 3
+    static let version: UInt32 = 5
     /// No string, no line, no parent, no location: a missing value in any UInt32 field.
     static let none: UInt32 = .max
+    static let headerSize = 72
+    static let locationSize = 20
+    static let inlinedFlag: UInt32 = 1 << 30
+    static let linkageFlag: UInt32 = 1 << 31
+    /// The parent bits of a location; all set: no parent.
+    static let parentMask: UInt32 = (1 << 30) - 1
 }
