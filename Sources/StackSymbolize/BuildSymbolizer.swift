@@ -15,6 +15,8 @@ public final class BuildSymbolizer {
     /// Folder of on-disk symbol indexes; `nil` looks up in the debug files directly.
     private let indexFolder: String?
     private var indexes: [Int: SymbolIndex] = [:]
+    /// Debug files no symbol index can hold (`SymbolIndexFormat.imageTooLarge`): answered directly.
+    private var directOnly: Set<Int> = []
     /// Told when slow work starts (building a symbol index), e.g. to print a progress line.
     public var progress: ((String) -> Void)?
     /// Per indexed file: frames already converted (names demangled), by place.
@@ -132,8 +134,9 @@ public final class BuildSymbolizer {
             else {
                 return SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: nil, frames: [])
             }
-            if indexFolder != nil {
+            if answersFromIndex(index) {
                 guard let symbolIndex = symbolIndex(at: index) else {
+                    if directOnly.contains(index) { return symbolicateDirectly(request, index: index) }
                     return SymbolicatedFrame(
                         request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
                 }
@@ -148,23 +151,32 @@ public final class BuildSymbolizer {
                 }
                 return answer
             }
-            guard let image = image(at: index) else {
-                return SymbolicatedFrame(
-                    request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
-            }
-            var address = image.textBase &+ request.offset
-            if request.isReturnAddress { address = image.instructionSet.callerAddress(address) }
-            let answer = frame(for: image.lookup(address), request: request, address: address, path: image.path)
-            // A file that changed under us gives no more answers; the others still do.
-            if image.changedSinceLastCheck() {
-                images[index] = nil
-                openFailures[index] = Self.changedError(image.path)
-                return SymbolicatedFrame(
-                    request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
-            }
-            return answer
+            return symbolicateDirectly(request, index: index)
         }
     }
+
+    /// One frame looked up in the debug file itself.
+    private func symbolicateDirectly(_ request: FrameRequest, index: Int) -> SymbolicatedFrame {
+        guard let image = image(at: index) else {
+            return SymbolicatedFrame(
+                request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
+        }
+        var address = image.textBase &+ request.offset
+        if request.isReturnAddress { address = image.instructionSet.callerAddress(address) }
+        let answer = frame(for: image.lookup(address), request: request, address: address, path: image.path)
+        // A file that changed under us gives no more answers; the others still do.
+        if image.changedSinceLastCheck() {
+            images[index] = nil
+            openFailures[index] = Self.changedError(image.path)
+            return SymbolicatedFrame(
+                request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
+        }
+        return answer
+    }
+
+    /// Whether `debugFiles[index]` is answered from a symbol index: with an index folder, unless the
+    /// image is one no index can hold (its code spans 4 GB or more), which is answered directly.
+    private func answersFromIndex(_ index: Int) -> Bool { indexFolder != nil && !directOnly.contains(index) }
 
     static func changedError(_ path: String) -> SymbolizeError {
         SymbolizeError.changedWhileRead(path: path)
@@ -214,8 +226,9 @@ public final class BuildSymbolizer {
             let request = FrameRequest(image: nil, uuid: info.uuids.first, offset: given, isReturnAddress: false)
             return SymbolicatedFrame(request: request, status: .notFound, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
         }
-        if indexFolder != nil {
-            guard let symbolIndex = symbolIndex(at: index) else { throw openFailures[index]! }
+        let opened = answersFromIndex(index) ? symbolIndex(at: index) : nil
+        if opened == nil, indexFolder != nil, !directOnly.contains(index) { throw openFailures[index]! }
+        if let symbolIndex = opened {
             let answers = addresses.map { given in
                 if let outside = beyondTheEnd(given, base: symbolIndex.textBase) { return outside }
                 let address = offsets ? symbolIndex.textBase &+ given : given
@@ -313,7 +326,11 @@ public final class BuildSymbolizer {
             indexes[index] = symbolIndex
             return symbolIndex
         } catch {
-            openFailures[index] = error
+            if case .unsupported(_, SymbolIndexFormat.imageTooLarge) = error {
+                directOnly.insert(index)
+            } else {
+                openFailures[index] = error
+            }
             return nil
         }
     }

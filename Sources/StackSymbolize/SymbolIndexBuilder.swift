@@ -185,7 +185,7 @@ enum SymbolIndexBuilder {
         guard part.table.count < Int(SymbolIndexFormat.parentMask), offset(part.starts.last ?? addressBase) != nil,
             functionStarts.allSatisfy({ offset($0) != nil })
         else {
-            throw SymbolizeError.unsupported(path: path, "code spans 4 GB or more, or too many locations, for a symbol index")
+            throw SymbolizeError.unsupported(path: path, SymbolIndexFormat.imageTooLarge)
         }
         // The file's size, so the bytes are never copied to grow (paddings: at most 7 bytes, 6 times).
         data.reserveCapacity(
