@@ -137,8 +137,7 @@ public final class BuildSymbolizer {
             if answersFromIndex(index) {
                 guard let symbolIndex = symbolIndex(at: index) else {
                     if directOnly.contains(index) { return symbolicateDirectly(request, index: index) }
-                    return SymbolicatedFrame(
-                        request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
+                    return missingDebugFile(request, index: index)
                 }
                 var address = symbolIndex.textBase &+ request.offset
                 if request.isReturnAddress { address = InstructionSet(architecture: debugFiles[index].arch).callerAddress(address) }
@@ -146,8 +145,7 @@ public final class BuildSymbolizer {
                 if symbolIndex.changedSinceLastCheck() {
                     indexes[index] = nil
                     openFailures[index] = Self.changedError(symbolIndex.path)
-                    return SymbolicatedFrame(
-                        request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
+                    return missingDebugFile(request, index: index)
                 }
                 return answer
             }
@@ -155,11 +153,15 @@ public final class BuildSymbolizer {
         }
     }
 
+    /// The answer for a frame whose debug file cannot be used (any more).
+    private func missingDebugFile(_ request: FrameRequest, index: Int) -> SymbolicatedFrame {
+        SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
+    }
+
     /// One frame looked up in the debug file itself.
     private func symbolicateDirectly(_ request: FrameRequest, index: Int) -> SymbolicatedFrame {
         guard let image = image(at: index) else {
-            return SymbolicatedFrame(
-                request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
+            return missingDebugFile(request, index: index)
         }
         var address = image.textBase &+ request.offset
         if request.isReturnAddress { address = image.instructionSet.callerAddress(address) }
@@ -168,8 +170,7 @@ public final class BuildSymbolizer {
         if image.changedSinceLastCheck() {
             images[index] = nil
             openFailures[index] = Self.changedError(image.path)
-            return SymbolicatedFrame(
-                request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
+            return missingDebugFile(request, index: index)
         }
         return answer
     }
