@@ -261,6 +261,9 @@ public final class BuildSymbolizer {
             openFailures[index] = Self.changedError(image.path)
             throw openFailures[index]!
         }
+        // A large batch has read what it needs of the file (the answers hold their own strings):
+        // its pages leave the resident set before the answers become names (docs/speed.md).
+        if addresses.count >= Self.batchReleasingPages { image.releaseResidentPages() }
         return zip(zip(addresses, lookupAddresses), raw).map { pair, lookup in
             if let outside = beyondTheEnd(pair.0, base: image.textBase) { return outside }
             let request = FrameRequest(
@@ -268,6 +271,10 @@ public final class BuildSymbolizer {
             return frame(for: lookup, request: request, address: pair.1, path: image.path)
         }
     }
+
+    /// From this many addresses a batch drops the file's pages when done: below it, batches are
+    /// the small ones a caller makes again and again, which would fault the same pages back.
+    static let batchReleasingPages = 1_000
 
     /// An answer from an index: one binary search, then frames converted once per place and reused.
     private func indexedFrame(_ symbolIndex: SymbolIndex, file: Int, request: FrameRequest, address: UInt64) -> SymbolicatedFrame {

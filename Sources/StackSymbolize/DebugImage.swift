@@ -73,6 +73,13 @@ final class DebugImage {
     /// past the new end) or replaced (another identity). Its answers are then not to be trusted.
     var hasChanged: Bool { machO?.file.hasChanged ?? reader.fileHasChanged }
 
+    /// Drops the file's pages from resident memory once a batch has read what it needs: a cold
+    /// batch touches most of the DWARF, and those pages would otherwise stay counted while the
+    /// answers are turned into names and text. The next read faults them back from the page cache.
+    func releaseResidentPages() {
+        if let machO { machO.file.releaseResidentPages() } else { reader.releaseResidentPages() }
+    }
+
     /// The cheap half of `hasChanged` (no `stat`): a read faulted past the file's end.
     var wasCutShort: Bool { machO.map { MappedRegions.isDamaged($0.file.regionSlot) } ?? reader.wasCutShort }
 

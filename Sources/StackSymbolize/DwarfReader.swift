@@ -100,6 +100,8 @@ final class DwarfReader {
     /// The whole file as libelf mapped it (names of `SymbolEntry` are offsets into it).
     func fileBytes() -> UnsafeRawBufferPointer? { elf.rawBytes() }
 
+    func releaseResidentPages() { elf.releaseResidentPages() }
+
     /// Function symbols of `.symtab` (or `.dynsym` when stripped), sorted by address.
     func functionSymbols() -> [SymbolEntry] { ELFSymbolTable.functionSymbols(of: elf) }
 

@@ -119,6 +119,13 @@ final class ElfHandle {
         return UnsafeRawBufferPointer(start: base, count: size)
     }
 
+    /// Drops libelf's mapping of the file from resident memory (nothing for an image in memory,
+    /// which is the only copy of its bytes). libelf maps with `ELF_C_READ_MMAP`, read-only.
+    func releaseResidentPages() {
+        guard image == nil, let bytes = rawBytes() else { return }
+        SystemCall.dropResidentPages(bytes)
+    }
+
     /// The ELF header's fields the readers use, or nil when libelf cannot read it.
     func header() -> (machine: Int, sectionHeaderOffset: UInt64, programHeaderOffset: UInt64)? {
         var header = GElf_Ehdr()

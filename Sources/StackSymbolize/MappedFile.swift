@@ -45,6 +45,10 @@ final class MappedFile: @unchecked Sendable {
 
     var view: ByteView { ByteView(bytes: bytes, path: path) }
 
+    /// Drops the mapping's pages from this process's resident memory; they stay in the page cache
+    /// and come back on the next read. The mapping is read-only, so no page holds a change.
+    func releaseResidentPages() { SystemCall.dropResidentPages(bytes) }
+
     deinit {
         MappedRegions.unregister(region)
         if let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }

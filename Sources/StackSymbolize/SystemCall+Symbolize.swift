@@ -8,6 +8,17 @@ extension SystemCall {
     static func openForReading(_ path: String) throws(SymbolizeError) -> Int32 {
         try valueOrErrno { open(path, O_RDONLY | O_CLOEXEC) }.orThrow(path: path, action: "cannot open")
     }
+
+    /// `madvise(MADV_DONTNEED)` over the whole pages of a read-only file mapping: they leave this
+    /// process's resident set and fault back from the page cache when read again. A failure only
+    /// means the pages stay, so it is not reported.
+    static func dropResidentPages(_ mapping: UnsafeRawBufferPointer) {
+        guard let base = mapping.baseAddress, mapping.count > 0 else { return }
+        let page = UInt(sysconf(Int32(_SC_PAGESIZE)))
+        let start = UInt(bitPattern: base) & ~(page - 1)
+        let end = UInt(bitPattern: base) + UInt(mapping.count)
+        _ = madvise(UnsafeMutableRawPointer(bitPattern: start), Int(end - start), MADV_DONTNEED)
+    }
 }
 
 extension Result where Failure == SystemErrno {

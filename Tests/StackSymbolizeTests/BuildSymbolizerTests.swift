@@ -96,6 +96,27 @@ import Testing
         }
     }
 
+    /// A batch large enough to be split over two threads answers exactly as the same addresses
+    /// looked up in small batches on one thread.
+    @Test func batchSplitOverTwoThreadsAnswersAsOneThread() throws {
+        var addresses: [UInt64] = []
+        while addresses.count < ParallelLookup.minimumForThreads + 1_000 {
+            for function in build.functions {
+                for step in stride(from: 0, to: function.size, by: 4) { addresses.append(function.start_offset + step) }
+            }
+        }
+        let whole = try symbolizer.lookup(addresses: addresses, uuid: build.uuid, offsets: true)
+        var pieces: [SymbolicatedFrame] = []
+        for start in stride(from: 0, to: addresses.count, by: 5_000) {
+            let end = min(start + 5_000, addresses.count)
+            pieces += try symbolizer.lookup(addresses: Array(addresses[start..<end]), uuid: build.uuid, offsets: true)
+        }
+        #expect(whole.count == addresses.count)
+        #expect(whole.filter { $0.status == .symbolicated }.count > addresses.count / 2)
+        let describe = { (frame: SymbolicatedFrame) in frame.frames.map { "\($0.function) \($0.file ?? "?"):\($0.line ?? 0)" } }
+        #expect(whole.map(describe) == pieces.map(describe))
+    }
+
     @Test func elfAnswersToBothBuildIDForms() throws {
         let elf = try BuildSymbolizer(debugFiles: [try Fixtures.path("other/yui-linux")])
         let file = try #require(elf.debugFiles.first)
