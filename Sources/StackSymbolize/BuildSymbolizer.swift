@@ -264,6 +264,7 @@ public final class BuildSymbolizer {
         // A large batch has read what it needs of the file (the answers hold their own strings):
         // its pages leave the resident set before the answers become names (docs/speed.md).
         if addresses.count >= Self.batchReleasingPages { image.releaseResidentPages() }
+        names.reserve(addresses.count)
         return zip(zip(addresses, lookupAddresses), raw).map { pair, lookup in
             if let outside = beyondTheEnd(pair.0, base: image.textBase) { return outside }
             let request = FrameRequest(
