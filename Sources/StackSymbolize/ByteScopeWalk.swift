@@ -5,7 +5,9 @@
 enum ByteScopeWalk {
     /// Walks the unit's tree into `unit`. Returns false, leaving `unit` alone, when the bytes are
     /// not the ones libdw reads or anything could not be decoded; the caller then walks with libdw.
-    static func read(unitDIE: inout DwarfDIE, sections: DebugSections?, wanted: [UInt64]?, into unit: inout DecodedUnit) -> Bool {
+    static func read(
+        unitDIE: inout DwarfDIE, sections: DebugSections?, wanted: [UInt64]?, storage: inout ScopeWalkStorage, into unit: inout DecodedUnit
+    ) -> Bool {
         guard let sections, let infoBase = sections.info.baseAddress else { return false }
         let dieOffset = Int(unitDIE.offset())
         let inUnit = Int(unitDIE.offsetInUnit())
@@ -16,11 +18,25 @@ enum ByteScopeWalk {
         else { return false }
         guard unitEntry.hasChildren else { return true }
         guard let (firstChild, _) = cursor.attributesEnd(of: dieOffset) else { return false }
-        var lists = SiblingLists(unitDIE: unitDIE, infoBase: infoBase, wanted: wanted)
+        // The storage moves in and back out, so its buffers are never copied, only reused.
+        var lists = SiblingLists(unitDIE: unitDIE, infoBase: infoBase, wanted: wanted, storage: storage)
+        storage = ScopeWalkStorage()
+        defer { storage = lists.storage }
         guard lists.collect(from: firstChild, cursor: &cursor) else { return false }
         lists.replay(into: &unit)
         return true
     }
+}
+
+/// The pass's buffers, kept by the reader from one unit to the next: grown once to the largest
+/// unit's size instead of from nothing per unit (their regrowth copies were a twentieth of a cold
+/// batch).
+struct ScopeWalkStorage {
+    fileprivate var items: [SiblingLists.Item] = []
+    fileprivate var ranges: [AddressRange] = []
+    fileprivate var heads: [Int32] = []
+    fileprivate var tails: [Int32] = []
+    fileprivate var listRecordsInlined: [Bool] = []
 }
 
 /// What the pass found, per sibling list it visited: the functions with code and the containers
@@ -42,18 +58,44 @@ private struct SiblingLists {
     let unitDIE: DwarfDIE
     let infoBase: UnsafeRawPointer
     let wanted: [UInt64]?
-    var items: [Item] = []
-    var ranges: [AddressRange] = []
+    var storage: ScopeWalkStorage
+    var items: [Item] {
+        _read { yield storage.items }
+        _modify { yield &storage.items }
+    }
+    var ranges: [AddressRange] {
+        _read { yield storage.ranges }
+        _modify { yield &storage.ranges }
+    }
     /// Per list: its first and last item (-1: empty).
-    var heads: [Int32] = [-1]
-    var tails: [Int32] = [-1]
+    var heads: [Int32] {
+        _read { yield storage.heads }
+        _modify { yield &storage.heads }
+    }
+    var tails: [Int32] {
+        _read { yield storage.tails }
+        _modify { yield &storage.tails }
+    }
     /// Per list: whether inlined calls in it are recorded (see `LibdwScopeWalk`).
-    var listRecordsInlined: [Bool] = [true]
+    var listRecordsInlined: [Bool] {
+        _read { yield storage.listRecordsInlined }
+        _modify { yield &storage.listRecordsInlined }
+    }
 
-    init(unitDIE: DwarfDIE, infoBase: UnsafeRawPointer, wanted: [UInt64]?) {
+    init(unitDIE: DwarfDIE, infoBase: UnsafeRawPointer, wanted: [UInt64]?, storage: ScopeWalkStorage) {
         self.unitDIE = unitDIE
         self.infoBase = infoBase
         self.wanted = wanted
+        self.storage = storage
+        self.storage.items.removeAll(keepingCapacity: true)
+        self.storage.ranges.removeAll(keepingCapacity: true)
+        self.storage.heads.removeAll(keepingCapacity: true)
+        self.storage.tails.removeAll(keepingCapacity: true)
+        self.storage.listRecordsInlined.removeAll(keepingCapacity: true)
+        // List 0: the unit's own children.
+        self.storage.heads.append(-1)
+        self.storage.tails.append(-1)
+        self.storage.listRecordsInlined.append(true)
     }
 
     private mutating func newList(recordingInlined: Bool) -> Int32 {

@@ -190,6 +190,9 @@ final class DwarfReader {
     /// Units whose bytes could not be walked, so libdw walked them (tests expect none on the fixtures).
     private(set) var unitsWalkedByLibdw = 0
 
+    /// The DIE walk's buffers, reused from unit to unit.
+    private var scopeWalkStorage = ScopeWalkStorage()
+
     /// `.debug_info` and `.debug_abbrev` as stored (nil when compressed or absent), found once.
     private lazy var rawSections: DebugSections? = ElfSectionLookup.rawDebugSections(in: elf)
 
@@ -201,7 +204,9 @@ final class DwarfReader {
         var unit = DecodedUnit()
         guard let dwarf, var unitDIE = dwarf.die(at: unitDIEOffset) else { return unit }
         LineTableReader.read(unitDIE: &unitDIE, wanted: wanted, into: &unit)
-        if !walkingBytes || !ByteScopeWalk.read(unitDIE: &unitDIE, sections: rawSections, wanted: wanted, into: &unit) {
+        if !walkingBytes
+            || !ByteScopeWalk.read(unitDIE: &unitDIE, sections: rawSections, wanted: wanted, storage: &scopeWalkStorage, into: &unit)
+        {
             if walkingBytes { unitsWalkedByLibdw += 1 }
             LibdwScopeWalk.read(unitDIE: &unitDIE, wanted: wanted, into: &unit)
         }
