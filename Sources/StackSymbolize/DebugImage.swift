@@ -236,12 +236,17 @@ final class DebugImage {
         frames.reserveCapacity(chain.count)
         for position in stride(from: chain.count - 1, through: 0, by: -1) {
             let node = unit.nodes[Int(chain[position])]
-            var names = name(node.dieOffset)
-            // The outermost frame is a real function, so the symbol table has its linkage name even
-            // where the DWARF gives only `DW_AT_name` (line-tables-only builds, Objective-C methods,
-            // `operator new`, a bitcode build's `__hidden#12_`): atos and llvm-symbolizer print that.
-            if position == 0, names.linkage == nil, let symbol = symbol(containing: address) {
+            // The outermost frame is a real function, named by the symbol that covers the address
+            // as llvm-symbolizer names it: that gives a linkage name even where the DWARF has only
+            // `DW_AT_name` (line-tables-only builds, Objective-C methods, `operator new`, a bitcode
+            // build's `__hidden#12_`), and where one body has two names (a C++ constructor's `C1` and
+            // `C2`, identical code folded) the symbol table's choice (docs/symbolication.md). Only
+            // without a covering symbol does the DWARF name it.
+            let names: (linkage: String?, plain: String?)
+            if position == 0, let symbol = symbol(containing: address) {
                 names = (self.name(of: symbol), nil)
+            } else {
+                names = name(node.dieOffset)
             }
             var file: String?
             var line: Int?
