@@ -198,6 +198,14 @@ final class DebugImage {
     /// both walks must give the same tree).
     var unitsWalkedByLibdw: Int { reader.unitsWalkedByLibdw }
 
+    /// The unit map's ranges read over the bytes and by libdw, and how many units the bytes reader
+    /// left to libdw (for tests: both must give the same ranges).
+    func unitRangesBothWays() -> (bytes: [UnitRanges], libdw: [UnitRanges], leftToLibdw: Int) {
+        let offsets = reader.unitDIEOffsets()
+        let bytes = reader.unitRanges(dieOffsets: offsets[...])
+        return (bytes, reader.unitRanges(dieOffsets: offsets[...], readingBytes: false), reader.unitsRangedByLibdw)
+    }
+
     func wholeUnitWalkedByLibdw(_ index: Int) -> DecodedUnit {
         reader.decodeUnit(at: unitMap.unitOffsets[index], walkingBytes: false)
     }

@@ -110,6 +110,16 @@ final class DwarfReader {
     /// `unitDIEOffsets()` and `unitRanges(dieOffsets:)`.
     private(set) var dwarfProblem: String?
 
+    /// Units whose ranges libdw read because `UnitRangeReader` could not (for tests).
+    private(set) var unitsRangedByLibdw = 0
+
+    /// Where each unit found by `unitDIEOffsets()` starts, by its DIE's offset.
+    private var unitStarts: [UInt64: UInt64] = [:]
+
+    /// The sections `UnitRangeReader` reads, as stored (nil when `.debug_info` or `.debug_abbrev`
+    /// is compressed or absent).
+    private lazy var unitRangeSections: UnitRangeSections? = ElfSectionLookup.unitRangeSections(in: elf)
+
     /// Header-only units skipped by `unitDIEOffsets()`.
     private(set) var headerOnlyUnits = 0
 
@@ -148,6 +158,7 @@ final class DwarfReader {
             let dieOffset = offset + UInt64(headerSize)
             if dieOffset < next {
                 result.append(dieOffset)
+                unitStarts[dieOffset] = offset
             } else {
                 headerOnlyUnits += 1
             }
@@ -164,10 +175,19 @@ final class DwarfReader {
 
     /// `unitRanges()` for some of the units (by unit DIE offset), so two threads can share the
     /// work. A unit DIE libdw cannot read sets `dwarfProblem`; type units are skipped.
-    func unitRanges(dieOffsets: ArraySlice<UInt64>) -> [UnitRanges] {
+    func unitRanges(dieOffsets: ArraySlice<UInt64>, readingBytes: Bool = true) -> [UnitRanges] {
         guard let dwarf else { return [] }
         var result: [UnitRanges] = []
+        // Most units are read over the section bytes (`UnitRangeReader`); libdw reads the rest.
+        var bytes = readingBytes ? unitRangeSections.map { UnitRangeReader(sections: $0) } : nil
         for dieOffset in dieOffsets {
+            if bytes != nil, let unitStart = unitStarts[dieOffset],
+                case .unit(let ranges) = bytes!.ranges(unitStart: Int(unitStart), dieOffset: Int(dieOffset))
+            {
+                if !ranges.isEmpty { result.append(UnitRanges(unitDIEOffset: dieOffset, ranges: ranges)) }
+                continue
+            }
+            if readingBytes { unitsRangedByLibdw += 1 }
             var unitDIE = dwarf.die(at: dieOffset)
             let tag = unitDIE?.tag() ?? 0
             guard var unitDIE, tag != 0 else {
