@@ -273,7 +273,22 @@ final class DebugImage {
         return RawLookup(source: .dwarf, frames: frames, functionStart: unit.start(of: chain[0], containing: address))
     }
 
+    /// Until the table is loaded, this many lookups are answered by a pass over the stored table
+    /// (`ELFSymbolTable.Scan`): a pass costs about a thirtieth of loading and sorting it.
+    static let symbolLookupsBeforeLoading = 16
+    private var scannedSymbolLookups = 0
+    private lazy var symbolScan: ELFSymbolTable.Scan? = machO == nil ? reader.symbolScan() : nil
+
     func symbol(containing address: UInt64) -> SymbolEntry? {
+        if scannedSymbolLookups < Self.symbolLookupsBeforeLoading, !sharedSymbols.isLoaded, let scan = symbolScan {
+            scannedSymbolLookups += 1
+            return scan.symbol(containing: address)
+        }
+        return symbolFromTable(containing: address)
+    }
+
+    /// `symbol(containing:)` from the loaded table (tests compare it with the pass).
+    func symbolFromTable(containing address: UInt64) -> SymbolEntry? {
         let table = symbols
         var low = 0
         var high = table.count

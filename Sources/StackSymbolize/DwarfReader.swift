@@ -105,6 +105,8 @@ final class DwarfReader {
     /// Function symbols of `.symtab` (or `.dynsym` when stripped), sorted by address.
     func functionSymbols() -> [SymbolEntry] { ELFSymbolTable.functionSymbols(of: elf) }
 
+    func symbolScan() -> ELFSymbolTable.Scan? { ELFSymbolTable.scan(of: elf) }
+
     /// Why the file's DWARF cannot be trusted (a unit header or unit DIE libdw cannot read, a unit
     /// running past the end of `.debug_info`): its answers would be silently wrong. Set by
     /// `unitDIEOffsets()` and `unitRanges(dieOffsets:)`.

@@ -36,3 +36,37 @@ import Testing
         #expect(units > 50)
     }
 }
+
+/// The first lookups of a run pass over the stored symbol table instead of loading and sorting it
+/// (`ELFSymbolTable.Scan`): they must find what the loaded table finds, at the edges of symbols too.
+@Suite struct SymbolScanTests {
+    @Test(arguments: ["/opt/swift/usr/bin/swift-help", "/opt/swift/usr/bin/swift-driver", "other/yui-linux"])
+    func scanFindsWhatTheTableFinds(_ name: String) throws {
+        let path = name.hasPrefix("/") ? name : try Fixtures.path(name)
+        try #require(FileManager.default.fileExists(atPath: path))
+        let reader = try DwarfReader(elfPath: path)
+        let scan = try #require(reader.symbolScan())
+        let image = try DebugImage(elfPath: path)
+        let symbols = image.functionSymbols
+        try #require(symbols.count > 3)
+        var addresses: [UInt64] = [0, 1, UInt64.max]
+        let step = max(1, symbols.count / 300)
+        // A sample, and every symbol sharing its address with the next (C++ `C1`/`C2` aliases):
+        // the scan must pick the one the sorted table ends with.
+        let aliases = symbols.indices.dropLast().filter { symbols[$0].address == symbols[$0 + 1].address }.prefix(200)
+        for symbol in (Array(stride(from: 0, to: symbols.count, by: step)) + aliases).map({ symbols[$0] }) {
+            addresses += [symbol.address &- 1, symbol.address, symbol.address + symbol.size / 2, symbol.address + symbol.size &- 1]
+            addresses += [symbol.address + symbol.size, symbol.address + symbol.size + 1]
+        }
+        var found = 0
+        for address in addresses {
+            let fromScan = scan.symbol(containing: address)
+            let fromTable = image.symbolFromTable(containing: address)
+            #expect(fromScan?.address == fromTable?.address, "\(name) 0x\(String(address, radix: 16))")
+            #expect(fromScan?.size == fromTable?.size, "\(name) 0x\(String(address, radix: 16))")
+            #expect(fromScan?.nameOffset == fromTable?.nameOffset, "\(name) 0x\(String(address, radix: 16))")
+            if fromTable != nil { found += 1 }
+        }
+        #expect(found >= addresses.count / 2)
+    }
+}
