@@ -75,7 +75,7 @@ enum SymbolIndexBuilder {
     /// so an index can never say something else than the debug file; between two points that
     /// answer cannot change. Entries are not deduplicated here: the merge does it once the parts'
     /// points are interleaved.
-    static func part(_ image: DebugImage, units: Range<Int>, extraPoints: [UInt64]) -> Part {
+    static func part(_ image: DebugImage, units: Range<Int>, extraPoints: [[UInt64]], outsideUnits: [UInt64]) -> Part {
         var part = Part()
         for unitIndex in units {
             let unit = image.wholeUnit(unitIndex)
@@ -84,10 +84,11 @@ enum SymbolIndexBuilder {
                 boundaries.append(range.low)
                 boundaries.append(range.high)
             }
+            boundaries += extraPoints[unitIndex]
             boundaries.sort()
             part.add(boundaries, of: image, given: (unitIndex, unit))
         }
-        part.add(extraPoints, of: image, given: nil)
+        part.add(outsideUnits, of: image, given: nil)
         return part
     }
 
@@ -101,22 +102,28 @@ enum SymbolIndexBuilder {
         let middle = count / 2
         let symbols = image.functionSymbols
         // Symbol starts and ends inside the units' ranges (outside them the index's own symbol
-        // table answers, as the direct path's fallback does).
-        var symbolPoints: [UInt64] = []
+        // table answers, as the direct path's fallback does), and the units' own range ends: each
+        // goes with the unit the direct lookup tries first there, so it is answered while that
+        // unit is decoded (answered apart, they decoded the units again, in address order).
+        var unitPoints = [[UInt64]](repeating: [], count: count)
+        var outsideUnits: [UInt64] = []
+        func assign(_ point: UInt64) {
+            if let unit = image.unitMap.units(containing: point).first { unitPoints[unit].append(point) } else { outsideUnits.append(point) }
+        }
         for symbol in symbols {
             for point in [symbol.address, symbol.address &+ symbol.size] where !image.unitMap.units(containing: point).isEmpty {
-                symbolPoints.append(point)
+                assign(point)
             }
         }
-        symbolPoints.append(contentsOf: image.unitMap.boundaries)
-        symbolPoints.sort()
+        for point in image.unitMap.boundaries { assign(point) }
+        outsideUnits.sort()
         var parts: [Part]
         if count >= 8, ProcessInfo.processInfo.activeProcessorCount > 1, let second = try? image.reopened() {
-            let secondHalf = SecondThread { part(second, units: middle..<count, extraPoints: []) }
-            let firstPart = part(image, units: 0..<middle, extraPoints: symbolPoints)
+            let secondHalf = SecondThread { [unitPoints] in part(second, units: middle..<count, extraPoints: unitPoints, outsideUnits: []) }
+            let firstPart = part(image, units: 0..<middle, extraPoints: unitPoints, outsideUnits: outsideUnits)
             parts = [firstPart, secondHalf.join()]
         } else {
-            parts = [part(image, units: 0..<count, extraPoints: symbolPoints)]
+            parts = [part(image, units: 0..<count, extraPoints: unitPoints, outsideUnits: outsideUnits)]
         }
         try write(merge(parts), symbols: symbols, symbolNames: symbols.map { image.name(of: $0) }, textBase: image.textBase, to: path)
     }
