@@ -262,8 +262,8 @@ public final class BuildSymbolizer {
             throw openFailures[index]!
         }
         // A large batch has read what it needs of the file (the answers hold their own strings):
-        // its pages leave the resident set before the answers become names (docs/speed.md).
-        if addresses.count >= Self.batchReleasingPages { image.releaseResidentPages() }
+        // its pages and libdw's data go before the answers become names (docs/speed.md).
+        if addresses.count >= Self.batchReleasingPages { image.releaseBatchMemory() }
         names.reserve(addresses.count)
         return zip(zip(addresses, lookupAddresses), raw).map { pair, lookup in
             if let outside = beyondTheEnd(pair.0, base: image.textBase) { return outside }

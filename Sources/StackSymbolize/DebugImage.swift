@@ -23,8 +23,18 @@ final class DebugImage {
     /// The bytes symbol names point into.
     private lazy var nameBytes: UnsafeRawBufferPointer = machO?.file.bytes ?? reader.fileBytes() ?? UnsafeRawBufferPointer(start: nil, count: 0)
 
-    /// A symbol's name, read from the file (NUL-terminated; the string table's end is checked when loading).
+    /// A symbol's name, read from the file (NUL-terminated; the string table's end is checked when
+    /// loading), once per symbol: it names the outermost frame of every answer in the symbol, and
+    /// one string shared by those answers is one allocation instead of one per answer.
     func name(of symbol: SymbolEntry) -> String {
+        if let known = symbolNames[symbol.nameOffset] { return known }
+        let name = readName(of: symbol)
+        symbolNames[symbol.nameOffset] = name
+        return name
+    }
+    private var symbolNames: [Int: String] = [:]
+
+    private func readName(of symbol: SymbolEntry) -> String {
         let bytes = nameBytes
         guard symbol.nameOffset < bytes.count else { return "??" }
         var end = symbol.nameOffset
@@ -78,6 +88,14 @@ final class DebugImage {
     /// answers are turned into names and text. The next read faults them back from the page cache.
     func releaseResidentPages() {
         if let machO { machO.file.releaseResidentPages() } else { reader.releaseResidentPages() }
+    }
+
+    /// Lets go of what a finished batch read: the file's resident pages, libdw's per-unit data and
+    /// the decoded units kept for single lookups. The answers hold their own strings by then.
+    func releaseBatchMemory() {
+        releaseResidentPages()
+        reader.dropLibdwCaches()
+        decodedUnits.removeAll()
     }
 
     /// The cheap half of `hasChanged` (no `stat`): a read faulted past the file's end.
@@ -151,8 +169,11 @@ final class DebugImage {
     }
 
     /// Looks up many addresses, decoding each unit once and dropping it when the batch has moved
-    /// past it, so memory stays at one unit's worth however many units are hit.
-    func lookupBatch(_ addresses: [UInt64]) -> [RawLookup] {
+    /// past it, so memory stays at one unit's worth however many units are hit. With
+    /// `releasingPages`, the file's pages are dropped from the resident set each time the batch
+    /// has walked another quarter of `.debug_info` (the units are visited in order, once), so the
+    /// file read does not pile up in memory as it is passed over.
+    func lookupBatch(_ addresses: [UInt64], releasingPages: Bool = false) -> [RawLookup] {
         var results = [RawLookup](repeating: RawLookup(source: .none, frames: []), count: addresses.count)
         let order = addresses.indices.sorted { addresses[$0] < addresses[$1] }
         // Group by the first unit that covers each address; units are visited once each.
@@ -165,8 +186,15 @@ final class DebugImage {
                 leftovers.append(index)
             }
         }
+        let releaseStep = UInt64(max(reader.debugInfoSize / 4, 1))
+        var releasedAt: UInt64 = 0
         for (unitIndex, indices) in byUnit.sorted(by: { $0.key < $1.key }) {
-            let unit = reader.decodeUnit(at: unitMap.unitOffsets[unitIndex], wanted: indices.map { addresses[$0] })
+            let unitOffset = unitMap.unitOffsets[unitIndex]
+            if releasingPages, unitOffset >= releasedAt &+ releaseStep {
+                releaseResidentPages()
+                releasedAt = unitOffset
+            }
+            let unit = reader.decodeUnit(at: unitOffset, wanted: indices.map { addresses[$0] })
             for index in indices {
                 if let found = frames(in: unit, at: addresses[index]) {
                     results[index] = found

@@ -18,7 +18,7 @@ enum ParallelLookup {
     /// other half; then each looks up the addresses of its own units.
     static func run(_ image: DebugImage, _ addresses: [UInt64], names: inout NameCache) -> [RawLookup] {
         guard addresses.count >= minimumForThreads, ProcessInfo.processInfo.activeProcessorCount > 1 else {
-            return image.lookupBatch(addresses)
+            return image.lookupBatch(addresses, releasingPages: addresses.count >= BuildSymbolizer.batchReleasingPages)
         }
         let reopen = image.reopener()
         let opening = SecondThread { () -> sending OpenedHalf? in
