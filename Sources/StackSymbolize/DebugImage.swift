@@ -175,6 +175,9 @@ final class DebugImage {
     /// file read does not pile up in memory as it is passed over.
     func lookupBatch(_ addresses: [UInt64], releasingPages: Bool = false) -> [RawLookup] {
         var results = [RawLookup](repeating: RawLookup(source: .none, frames: []), count: addresses.count)
+        // Every answer's outermost frame is named from the symbol table: past a few addresses,
+        // loading it once costs less than passing over it per address.
+        if addresses.count > Self.symbolLookupsBeforeLoading { preloadSymbols() }
         let order = addresses.indices.sorted { addresses[$0] < addresses[$1] }
         // Group by the first unit that covers each address; units are visited once each.
         var byUnit: [Int: [Int]] = [:]
