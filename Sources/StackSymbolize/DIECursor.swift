@@ -205,40 +205,17 @@ struct DIECursor {
 
     /// Reads the unit header at `unitStart` (DWARF 2 to 5).
     init?(info: UnsafeRawBufferPointer, abbrev: UnsafeRawBufferPointer, unitStart: Int) {
-        var reader = ByteReader(info, at: unitStart)
-        guard var length = reader.fixed(4) else { return nil }
-        var offsetSize = 4
-        if length == 0xffff_ffff {
-            guard let long = reader.fixed(8) else { return nil }
-            length = long
-            offsetSize = 8
-        }
-        guard length < UInt64(info.count) else { return nil }
-        let unitEnd = reader.position + Int(length)
-        guard unitEnd <= info.count, let version = reader.fixed(2), (2...5).contains(version) else { return nil }
-        let abbrevOffset: UInt64
-        let addressSize: UInt8
-        if version >= 5 {
-            guard let unitType = reader.u8(), let size = reader.u8(), let offset = reader.fixed(offsetSize) else { return nil }
-            guard unitType == 1 || unitType == 3 else { return nil }  // DW_UT_compile, DW_UT_partial only
-            addressSize = size
-            abbrevOffset = offset
-        } else {
-            guard let offset = reader.fixed(offsetSize), let size = reader.u8() else { return nil }
-            addressSize = size
-            abbrevOffset = offset
-        }
-        guard addressSize == 4 || addressSize == 8, abbrevOffset < UInt64(abbrev.count),
-            let table = AbbreviationTable(abbrev, at: Int(abbrevOffset))
+        guard let header = DWARFUnitHeader(info, at: unitStart), header.abbrevOffset < abbrev.count,
+            let table = AbbreviationTable(abbrev, at: header.abbrevOffset)
         else { return nil }
         self.info = info
         self.abbreviations = table
         self.unitStart = unitStart
-        self.unitEnd = unitEnd
-        self.addressSize = Int(addressSize)
-        self.offsetSize = offsetSize
-        refAddressSize = version == 2 ? Int(addressSize) : offsetSize
-        abbreviations.compile(addressSize: Int(addressSize), offsetSize: offsetSize, refAddressSize: refAddressSize)
+        self.unitEnd = header.end
+        self.addressSize = header.addressSize
+        self.offsetSize = header.offsetSize
+        refAddressSize = header.version == 2 ? header.addressSize : header.offsetSize
+        abbreviations.compile(addressSize: addressSize, offsetSize: offsetSize, refAddressSize: refAddressSize)
     }
 
     /// The DIE at `offset`: its abbreviation entry, or `nil` for a null entry (end of siblings) or
@@ -319,5 +296,51 @@ struct DIECursor {
             return nil
         }
         return (reader.position, sibling)
+    }
+}
+
+/// A unit header of `.debug_info` (DWARF 2 to 5, 32- or 64-bit), for compile and partial units
+/// only: skeleton and split units belong to split DWARF, type units hold no code.
+struct DWARFUnitHeader {
+    var version: Int
+    var offsetSize: Int
+    var addressSize: Int
+    var abbrevOffset: Int
+    /// Where the unit DIE starts, and the byte after the unit.
+    var dieOffset: Int
+    var end: Int
+
+    init?(_ info: UnsafeRawBufferPointer, at start: Int) {
+        var reader = ByteReader(info, at: start)
+        guard var length = reader.fixed(4) else { return nil }
+        offsetSize = 4
+        if length == 0xffff_ffff {
+            guard let long = reader.fixed(8) else { return nil }
+            length = long
+            offsetSize = 8
+        } else if length >= 0xffff_fff0 {
+            return nil  // reserved
+        }
+        guard length <= UInt64(info.count - reader.position) else { return nil }
+        end = reader.position + Int(length)
+        guard let version = reader.fixed(2), (2...5).contains(version) else { return nil }
+        self.version = Int(version)
+        let abbrev: UInt64
+        let size: UInt8
+        if version >= 5 {
+            guard let unitType = reader.u8(), unitType == 1 || unitType == 3, let addressSize = reader.u8(),
+                let offset = reader.fixed(offsetSize)
+            else { return nil }
+            size = addressSize
+            abbrev = offset
+        } else {
+            guard let offset = reader.fixed(offsetSize), let addressSize = reader.u8() else { return nil }
+            size = addressSize
+            abbrev = offset
+        }
+        guard size == 4 || size == 8, abbrev < UInt64(Int.max) else { return nil }
+        addressSize = Int(size)
+        abbrevOffset = Int(abbrev)
+        dieOffset = reader.position
     }
 }

@@ -40,58 +40,13 @@ struct UnitRangeReader {
 
     /// The ranges of the unit whose header starts at `unitStart`, its DIE at `dieOffset`.
     mutating func ranges(unitStart: Int, dieOffset: Int) -> Answer {
-        guard let header = UnitHeader(sections.info, at: unitStart), header.dieOffset == dieOffset,
+        guard let header = DWARFUnitHeader(sections.info, at: unitStart), header.dieOffset == dieOffset,
             let attributes = unitAttributes(header)
         else { return .unknown }
         return ranges(header, attributes) ?? .unknown
     }
 
     // MARK: - The unit header and DIE
-
-    private struct UnitHeader {
-        var version: Int
-        var offsetSize: Int
-        var addressSize: Int
-        var abbrevOffset: Int
-        var dieOffset: Int
-        var end: Int
-
-        init?(_ info: UnsafeRawBufferPointer, at start: Int) {
-            var reader = ByteReader(info, at: start)
-            guard var length = reader.fixed(4) else { return nil }
-            offsetSize = 4
-            if length == 0xffff_ffff {
-                guard let long = reader.fixed(8) else { return nil }
-                length = long
-                offsetSize = 8
-            } else if length >= 0xffff_fff0 {
-                return nil
-            }
-            guard length <= UInt64(info.count - reader.position) else { return nil }
-            end = reader.position + Int(length)
-            guard let version = reader.fixed(2), (2...5).contains(version) else { return nil }
-            self.version = Int(version)
-            let abbrev: UInt64
-            let size: UInt8
-            if version >= 5 {
-                // Compile and partial units only: skeleton and split units belong to split DWARF,
-                // type units have no code.
-                guard let unitType = reader.u8(), unitType == 1 || unitType == 3, let addressSize = reader.u8(),
-                    let offset = reader.fixed(offsetSize)
-                else { return nil }
-                size = addressSize
-                abbrev = offset
-            } else {
-                guard let offset = reader.fixed(offsetSize), let addressSize = reader.u8() else { return nil }
-                size = addressSize
-                abbrev = offset
-            }
-            guard size == 4 || size == 8, abbrev < UInt64(Int.max) else { return nil }
-            addressSize = Int(size)
-            abbrevOffset = Int(abbrev)
-            dieOffset = reader.position
-        }
-    }
 
     /// The attributes of the unit DIE that say where its code is.
     private struct UnitAttributes {
@@ -118,7 +73,7 @@ struct UnitRangeReader {
         case offset(UInt64)
     }
 
-    private mutating func unitAttributes(_ header: UnitHeader) -> UnitAttributes? {
+    private mutating func unitAttributes(_ header: DWARFUnitHeader) -> UnitAttributes? {
         var info = ByteReader(sections.info, at: header.dieOffset)
         guard let code = info.uleb(), code != 0, let entry = entryOffset(table: header.abbrevOffset, code: code) else { return nil }
         var abbrev = ByteReader(sections.abbrev, at: entry)
@@ -205,7 +160,7 @@ struct UnitRangeReader {
     /// Reads one attribute value of `form`: the number it holds (an address, a constant, an
     /// offset, an index), or 0 for forms whose value is not needed here; `nil` for a form this
     /// reader does not know or bytes that run out.
-    private static func read(_ form: UInt64, from reader: inout ByteReader, _ header: UnitHeader, implicitConstant: Int64?) -> UInt64? {
+    private static func read(_ form: UInt64, from reader: inout ByteReader, _ header: DWARFUnitHeader, implicitConstant: Int64?) -> UInt64? {
         switch form {
         case Form.addr: return reader.fixed(header.addressSize)
         case Form.data1, Form.ref1, Form.flag, Form.strx1, Form.addrx1: return reader.fixed(1)
@@ -235,7 +190,7 @@ struct UnitRangeReader {
 
     // MARK: - Ranges, as libdw's dwarf_ranges gives them for a unit DIE
 
-    private func ranges(_ header: UnitHeader, _ attributes: UnitAttributes) -> Answer? {
+    private func ranges(_ header: DWARFUnitHeader, _ attributes: UnitAttributes) -> Answer? {
         // A skeleton without code has no ranges (libdw gives none); one with code is libdw's, which
         // knows split DWARF's bases.
         if attributes.isSkeleton {
@@ -288,7 +243,7 @@ struct UnitRangeReader {
         return rangeListV5(lists, at: offset, header, attributes, base: base).map { .unit($0) }
     }
 
-    private func resolve(_ address: Address, _ header: UnitHeader, _ attributes: UnitAttributes) -> UInt64? {
+    private func resolve(_ address: Address, _ header: DWARFUnitHeader, _ attributes: UnitAttributes) -> UInt64? {
         switch address {
         case .direct(let value): return value
         case .index(let index): return indexedAddress(index, header, attributes)
@@ -296,7 +251,7 @@ struct UnitRangeReader {
     }
 
     /// Entry `index` of `.debug_addr` after the unit's DW_AT_addr_base.
-    private func indexedAddress(_ index: UInt64, _ header: UnitHeader, _ attributes: UnitAttributes) -> UInt64? {
+    private func indexedAddress(_ index: UInt64, _ header: DWARFUnitHeader, _ attributes: UnitAttributes) -> UInt64? {
         guard let table = sections.addresses, let addressBase = attributes.addressBase else { return nil }
         let (entry, overflow) = index.multipliedReportingOverflow(by: UInt64(header.addressSize))
         guard !overflow, addressBase <= UInt64(table.count), entry <= UInt64(table.count) - addressBase else { return nil }
@@ -327,7 +282,7 @@ struct UnitRangeReader {
 
     /// A DWARF 5 `.debug_rnglists` list of DW_RLE_* entries.
     private func rangeListV5(
-        _ section: UnsafeRawBufferPointer, at offset: UInt64, _ header: UnitHeader, _ attributes: UnitAttributes, base: UInt64
+        _ section: UnsafeRawBufferPointer, at offset: UInt64, _ header: DWARFUnitHeader, _ attributes: UnitAttributes, base: UInt64
     ) -> [AddressRange]? {
         guard offset < UInt64(section.count) else { return nil }
         var reader = ByteReader(section, at: Int(offset))
