@@ -90,12 +90,16 @@ final class DebugImage {
         if let machO { machO.file.releaseResidentPages() } else { reader.releaseResidentPages() }
     }
 
-    /// Lets go of what a finished batch read: the file's resident pages, libdw's per-unit data and
-    /// the decoded units kept for single lookups. The answers hold their own strings by then.
+    /// Lets go of what a finished batch read: the file's resident pages, libdw's per-unit data, the
+    /// decoded units kept for single lookups and the names read (per DIE and per symbol; an index
+    /// build would otherwise keep every name of the file twice, once per thread). The answers hold
+    /// their own strings by then.
     func releaseBatchMemory() {
         releaseResidentPages()
         reader.dropLibdwCaches()
         decodedUnits.removeAll()
+        nameCache.removeAll()
+        symbolNames.removeAll()
     }
 
     /// The cheap half of `hasChanged` (no `stat`): a read faulted past the file's end.

@@ -60,6 +60,8 @@ enum SymbolIndexBuilder {
             }
         }
 
+        mutating func dropLocationInterning() { locationNumbers = WordsInterner() }
+
         mutating func location(_ value: Location) -> UInt32 {
             let key = value.key
             let (number, isNew) = locationNumbers.intern(key.0, key.1, key.2, key.3)
@@ -77,7 +79,12 @@ enum SymbolIndexBuilder {
     /// points are interleaved.
     static func part(_ image: DebugImage, units: Range<Int>, extraPoints: [[UInt64]], outsideUnits: [UInt64]) -> Part {
         var part = Part()
-        for unitIndex in units {
+        // What the units read leaves behind (the file's resident pages, libdw's data for every unit
+        // it has read, the names read) is let go every sixteenth of the part: a build reads the
+        // whole file, and each thread has its own mapping of it, libdw handle and name caches.
+        let releaseEvery = max(units.count / 16, 1)
+        for (position, unitIndex) in units.enumerated() {
+            if position > 0, position % releaseEvery == 0 { image.releaseBatchMemory() }
             let unit = image.wholeUnit(unitIndex)
             var boundaries: [UInt64] = unit.lineAddress
             for range in unit.nodeRanges where range.low != 0 {
@@ -117,21 +124,25 @@ enum SymbolIndexBuilder {
         }
         for point in image.unitMap.boundaries { assign(point) }
         outsideUnits.sort()
-        var parts: [Part]
+        var first: Part
+        var others: [Part] = []
         if count >= 8, ProcessInfo.processInfo.activeProcessorCount > 1, let second = try? image.reopened() {
             let secondHalf = SecondThread { [unitPoints] in part(second, units: middle..<count, extraPoints: unitPoints, outsideUnits: []) }
-            let firstPart = part(image, units: 0..<middle, extraPoints: unitPoints, outsideUnits: outsideUnits)
-            parts = [firstPart, secondHalf.join()]
+            first = part(image, units: 0..<middle, extraPoints: unitPoints, outsideUnits: outsideUnits)
+            others = [secondHalf.join()]
         } else {
-            parts = [part(image, units: 0..<count, extraPoints: unitPoints, outsideUnits: outsideUnits)]
+            first = part(image, units: 0..<count, extraPoints: unitPoints, outsideUnits: outsideUnits)
         }
-        try write(merge(parts), symbols: symbols, symbolNames: symbols.map { image.name(of: $0) }, textBase: image.textBase, to: path)
+        try write(
+            merge(consume first, consume others), symbols: symbols, symbolNames: symbols.map { image.name(of: $0) },
+            textBase: image.textBase, to: path)
     }
 
     /// One table from several parts: strings and locations renumbered, entries sorted by address.
-    static func merge(_ parts: [Part]) -> Part {
-        var merged = parts[0]
-        for other in parts.dropFirst() {
+    /// The first part is taken over, not copied (its tables are the largest allocations of a build).
+    static func merge(_ first: consuming Part, _ others: consuming [Part]) -> Part {
+        var merged = first
+        while let other = others.popLast() {
             var locationMap: [UInt32] = []
             locationMap.reserveCapacity(other.table.count)
             for location in other.table {
@@ -144,6 +155,9 @@ enum SymbolIndexBuilder {
             merged.starts += other.starts
             merged.locations += other.locations.map { $0 == none ? none : locationMap[Int($0)] }
         }
+        // Every location is numbered: the interning table (a key and a slot per location, a fifth of
+        // a build's memory) is not needed past here.
+        merged.dropLocationInterning()
         // Sort entries by start. Entries at the same start hold the same answer (both are the
         // direct lookup's at that address), so either may stay.
         let order = merged.starts.indices.sorted { merged.starts[$0] < merged.starts[$1] }
@@ -163,17 +177,13 @@ enum SymbolIndexBuilder {
     }
 
     private static func write(
-        _ part: Part, symbols: [SymbolEntry], symbolNames: [String], textBase: UInt64, to path: String
+        _ part: consuming Part, symbols: [SymbolEntry], symbolNames: [String], textBase: UInt64, to path: String
     ) throws(SymbolizeError) {
-        // Bytes, not `Data`: appending to Data integer by integer was a sixth of a build.
-        var data: [UInt8] = []
-        func append<T: FixedWidthInteger>(_ value: T) {
-            withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
-        }
-        func pad() { while data.count % 8 != 0 { data.append(0) } }
-        var withSymbols = part
+        // The part is taken over: adding the symbol names to its strings copies nothing.
+        var withSymbols = consume part
         let symbolNameIndexes = symbolNames.map { withSymbols.string($0) }
         let strings = withSymbols.strings
+        let part = withSymbols
         var blob: [UInt8] = []
         var offsets: [UInt32] = []
         offsets.reserveCapacity(strings.count + 1)
@@ -194,58 +204,49 @@ enum SymbolIndexBuilder {
         else {
             throw SymbolizeError.unsupported(path: path, SymbolIndexFormat.imageTooLarge)
         }
-        // The file's size, so the bytes are never copied to grow (paddings: at most 7 bytes, 6 times).
-        data.reserveCapacity(
-            SymbolIndexFormat.headerSize + part.starts.count * 8 + part.table.count * SymbolIndexFormat.locationSize
-                + symbols.count * 24 + offsets.count * 4 + blob.count + (part.starts.count / SymbolIndex.blockSize + 1) * 4 + 8 + 48)
-        append(SymbolIndexFormat.magic)
-        append(SymbolIndexFormat.version)
-        append(UInt32(0))
-        append(UInt64(part.starts.count))
-        append(UInt64(part.table.count))
-        append(UInt64(symbols.count))
-        append(UInt64(strings.count))
-        append(UInt64(blob.count))
-        append(textBase)
-        append(addressBase)
-        for start in part.starts { append(offset(start)!) }
-        pad()
-        for location in part.locations { append(location) }
-        pad()
-        for location in part.table {
-            append(location.name)
-            append(location.file)
-            append(location.line)
-            let parent = location.parent == none ? SymbolIndexFormat.parentMask : location.parent
-            append(
-                parent | (location.inlined ? SymbolIndexFormat.inlinedFlag : 0) | (location.isLinkage ? SymbolIndexFormat.linkageFlag : 0))
-            append(location.start == 0 ? UInt32(0) : offset(location.start)! + 1)
-        }
-        pad()
-        for (index, symbol) in symbols.enumerated() {
-            append(symbol.address)
-            append(symbol.size)
-            append(symbolNameIndexes[index])
-            append(UInt32(0))
-        }
-        for stringOffset in offsets { append(stringOffset) }
-        pad()
-        data.append(contentsOf: blob)
-        pad()
-        for position in stride(from: 0, to: part.starts.count, by: SymbolIndex.blockSize) { append(offset(part.starts[position])!) }
-        pad()
-        var checksum = IndexChecksum()
-        data.withUnsafeBytes { checksum.add($0) }
-        append(checksum.value)
         let temporary = path + ".tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        // Written from the bytes themselves: handing them over as `Data` copied the whole index.
-        let written: Bool
-        if let descriptor = try? FileIO.createNew(temporary, mode: 0o666) {
-            written = data.withUnsafeBytes { bytes in (try? FileIO.writeAll(descriptor, bytes, path: temporary)) != nil }
-            close(descriptor)
-        } else {
-            written = false
+        guard let descriptor = try? FileIO.createNew(temporary, mode: 0o666) else {
+            throw SymbolizeError.fileSystem(path: temporary, "cannot write the symbol index")
         }
+        var file = IndexFileWriter(descriptor: descriptor, path: temporary)
+        file.append(SymbolIndexFormat.magic)
+        file.append(SymbolIndexFormat.version)
+        file.append(UInt32(0))
+        file.append(UInt64(part.starts.count))
+        file.append(UInt64(part.table.count))
+        file.append(UInt64(symbols.count))
+        file.append(UInt64(strings.count))
+        file.append(UInt64(blob.count))
+        file.append(textBase)
+        file.append(addressBase)
+        for start in part.starts { file.append(offset(start)!) }
+        file.pad()
+        for location in part.locations { file.append(location) }
+        file.pad()
+        for location in part.table {
+            file.append(location.name)
+            file.append(location.file)
+            file.append(location.line)
+            let parent = location.parent == none ? SymbolIndexFormat.parentMask : location.parent
+            file.append(
+                parent | (location.inlined ? SymbolIndexFormat.inlinedFlag : 0) | (location.isLinkage ? SymbolIndexFormat.linkageFlag : 0))
+            file.append(location.start == 0 ? UInt32(0) : offset(location.start)! + 1)
+        }
+        file.pad()
+        for (index, symbol) in symbols.enumerated() {
+            file.append(symbol.address)
+            file.append(symbol.size)
+            file.append(symbolNameIndexes[index])
+            file.append(UInt32(0))
+        }
+        for stringOffset in offsets { file.append(stringOffset) }
+        file.pad()
+        file.append(bytes: blob)
+        file.pad()
+        for position in stride(from: 0, to: part.starts.count, by: SymbolIndex.blockSize) { file.append(offset(part.starts[position])!) }
+        file.pad()
+        let written = file.finish()
+        close(descriptor)
         guard written else {
             unlink(temporary)
             throw SymbolizeError.fileSystem(path: temporary, "cannot write the symbol index")
@@ -254,5 +255,62 @@ enum SymbolIndexBuilder {
             unlink(temporary)
             throw .systemCall(path: path, action: "cannot move the symbol index into place", errno: failure)
         }
+    }
+}
+
+/// The index file written as it is made, through a 1 MB buffer, its checksum taken on the way: the
+/// whole index built in memory first was the largest allocation at the end of a build (75 MB for
+/// sourcekit-lsp's). Bytes, not `Data`: appending to Data integer by integer was a sixth of a build.
+private struct IndexFileWriter {
+    let descriptor: Int32
+    let path: String
+    private var buffer: [UInt8] = []
+    /// Bytes appended so far (for the 8-byte paddings).
+    private var total = 0
+    private var checksum = IndexChecksum()
+    private var failed = false
+    private static let chunk = 1 << 20
+
+    init(descriptor: Int32, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+        buffer.reserveCapacity(Self.chunk + 64)
+    }
+
+    mutating func append<T: FixedWidthInteger>(_ value: T) {
+        withUnsafeBytes(of: value.littleEndian) { buffer.append(contentsOf: $0) }
+        total += MemoryLayout<T>.size
+        if buffer.count >= Self.chunk { flush(checksummed: true) }
+    }
+
+    mutating func append(bytes: [UInt8]) {
+        flush(checksummed: true)
+        bytes.withUnsafeBytes { write($0, checksummed: true) }
+        total += bytes.count
+    }
+
+    mutating func pad() { while total % 8 != 0 { append(UInt8(0)) } }
+
+    /// Writes what is left and the checksum of everything before it; false when a write failed.
+    mutating func finish() -> Bool {
+        flush(checksummed: true)
+        withUnsafeBytes(of: checksum.value.littleEndian) { write($0, checksummed: false) }
+        return !failed
+    }
+
+    private mutating func flush(checksummed: Bool) {
+        guard !buffer.isEmpty else { return }
+        // Swapped out while written, so the same storage is reused for the next chunk.
+        var pending: [UInt8] = []
+        swap(&pending, &buffer)
+        pending.withUnsafeBytes { write($0, checksummed: checksummed) }
+        pending.removeAll(keepingCapacity: true)
+        swap(&pending, &buffer)
+    }
+
+    private mutating func write(_ bytes: UnsafeRawBufferPointer, checksummed: Bool) {
+        if checksummed { checksum.add(bytes) }
+        guard !failed, bytes.count > 0 else { return }
+        if (try? FileIO.writeAll(descriptor, bytes, path: path)) == nil { failed = true }
     }
 }
