@@ -147,22 +147,44 @@ extension SwiftNames {
 
     /// The first occurrence of `needle` outside brackets, in `start..<end`.
     static func topLevelFind(_ needle: Bytes, in text: Bytes, _ start: Int, _ end: Int) -> Int? {
+        let first = needle[0]
         var depth = 0
         var index = start
         while index < end {
-            if depth == 0, text[index] == needle[0], matches(text, index, end, needle) { return index }
+            let byte = text[index]
+            if byte == first, depth == 0, matches(text, index, end, needle) { return index }
+            // Most bytes are letters: no bracket, dot or operator to look at.
+            if !isStructural(byte) {
+                index += 1
+                continue
+            }
             index = scanStep(text, index, end, &depth)
         }
         return nil
     }
 
+    /// The bytes `scanStep` does more than step over: brackets and the dot before an operator.
+    @inline(__always)
+    static func isStructural(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "."): return true
+        default: return false
+        }
+    }
+
     /// The last occurrence of `needle` outside brackets, in `start..<end`.
     static func lastTopLevelFind(_ needle: Bytes, in text: Bytes, _ start: Int, _ end: Int) -> Int? {
+        let first = needle[0]
         var found: Int?
         var depth = 0
         var index = start
         while index < end {
-            if depth == 0, text[index] == needle[0], matches(text, index, end, needle) { found = index }
+            let byte = text[index]
+            if byte == first, depth == 0, matches(text, index, end, needle) { found = index }
+            if !isStructural(byte) {
+                index += 1
+                continue
+            }
             index = scanStep(text, index, end, &depth)
         }
         return found
