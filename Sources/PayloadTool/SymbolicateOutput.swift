@@ -23,6 +23,22 @@ enum SymbolicateOutput {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// `baseName(path)` appended as bytes, read from the string's own UTF-8 storage (walking a
+    /// `String.UTF8View` back to the slash and copying it forward byte by byte was 3% of a batch).
+    static func appendBaseName(_ path: String, into out: inout [UInt8]) {
+        var path = path
+        path.withUTF8 { bytes in
+            let start = bytes.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
+        }
+    }
+
+    /// A string's UTF-8 bytes appended in one copy.
+    static func appendUTF8(_ text: String, into out: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { out.append(contentsOf: $0) }
+    }
+
     /// The last path component, without NSString's path normalisation.
     static func baseName(_ path: String) -> Substring {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path[...] }
@@ -84,14 +100,14 @@ enum SymbolicateOutput {
         }
         for source in frame.frames {
             prefix()
-            out.append(contentsOf: source.simplifiedName.utf8)
+            appendUTF8(source.simplifiedName, into: &out)
             if !source.isInlined, let start = frame.functionStart, let lookup = frame.lookupAddress, lookup >= start {
                 out.append(contentsOf: " + ".utf8)
                 appendDecimal(lookup - start, into: &out)
             }
             if let file = source.file {
                 out.append(contentsOf: " (".utf8)
-                out.append(contentsOf: baseName(file).utf8)
+                appendBaseName(file, into: &out)
                 out.append(UInt8(ascii: ":"))
                 appendDecimal(UInt64(bitPattern: Int64(source.line ?? 0)), signed: true, into: &out)
                 out.append(UInt8(ascii: ")"))
