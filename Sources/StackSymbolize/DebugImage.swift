@@ -241,6 +241,9 @@ final class DebugImage {
         return (bytes, reader.unitRanges(dieOffsets: offsets[...], readingBytes: false), reader.unitsRangedByLibdw)
     }
 
+    /// Units whose line table libdw read (for tests).
+    var unitsLinedByLibdw: Int { reader.unitsLinedByLibdw }
+
     func wholeUnitWalkedByLibdw(_ index: Int) -> DecodedUnit {
         reader.decodeUnit(at: unitMap.unitOffsets[index], walkingBytes: false)
     }

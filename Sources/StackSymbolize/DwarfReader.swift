@@ -226,6 +226,25 @@ final class DwarfReader {
     /// Units whose bytes could not be walked, so libdw walked them (tests expect none on the fixtures).
     private(set) var unitsWalkedByLibdw = 0
 
+    /// Units whose line table libdw read because `LineProgram` could not (DWARF 5 ones, for now).
+    private(set) var unitsLinedByLibdw = 0
+
+    /// `.debug_line` as stored (nil when compressed or absent).
+    private lazy var rawLineSection: UnsafeRawBufferPointer? = ElfSectionLookup.rawSection(named: ".debug_line", in: elf)
+
+    /// Reads the unit's line program over the section bytes; false when libdw must.
+    private func readLineProgram(of unitDIE: inout DwarfDIE, at dieOffset: UInt64, wanted: [UInt64]?, into unit: inout DecodedUnit) -> Bool {
+        guard let section = rawLineSection, let info = rawSections?.info, let start = unitStarts[dieOffset],
+            let header = DWARFUnitHeader(info, at: Int(start)), let offset = unitDIE.statementListOffset(), offset < UInt64(section.count)
+        else { return false }
+        let compDir = unitDIE.compilationDirectory()
+        guard let program = LineProgram(section, at: Int(offset), addressSize: header.addressSize, compilationDirectory: compDir) else {
+            return false
+        }
+        LineTableReader.read(program: program, compDir: compDir, wanted: wanted, into: &unit)
+        return true
+    }
+
     /// The DIE walk's buffers, reused from unit to unit.
     private var scopeWalkStorage = ScopeWalkStorage()
 
@@ -239,7 +258,10 @@ final class DwarfReader {
     func decodeUnit(at unitDIEOffset: UInt64, wanted: [UInt64]? = nil, walkingBytes: Bool = true) -> DecodedUnit {
         var unit = DecodedUnit()
         guard let dwarf, var unitDIE = dwarf.die(at: unitDIEOffset) else { return unit }
-        LineTableReader.read(unitDIE: &unitDIE, wanted: wanted, into: &unit)
+        if !walkingBytes || !readLineProgram(of: &unitDIE, at: unitDIEOffset, wanted: wanted, into: &unit) {
+            if walkingBytes { unitsLinedByLibdw += 1 }
+            LineTableReader.read(unitDIE: &unitDIE, wanted: wanted, into: &unit)
+        }
         if !walkingBytes
             || !ByteScopeWalk.read(unitDIE: &unitDIE, sections: rawSections, wanted: wanted, storage: &scopeWalkStorage, into: &unit)
         {

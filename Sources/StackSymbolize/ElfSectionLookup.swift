@@ -42,4 +42,13 @@ enum ElfSectionLookup {
         return UnitRangeSections(
             info: info, abbrev: abbrev, ranges: found[".debug_ranges"], rangeLists: found[".debug_rnglists"], addresses: found[".debug_addr"])
     }
+
+    /// The bytes of the section named `name` as stored, nil when it is absent or compressed.
+    static func rawSection(named name: String, in elf: ElfHandle) -> UnsafeRawBufferPointer? {
+        for section in elf.sections()
+        where section.type == ElfNumber.sectionProgramBits && section.flags & ElfNumber.flagCompressed == 0 && section.name == name {
+            return elf.contents(of: section)
+        }
+        return nil
+    }
 }

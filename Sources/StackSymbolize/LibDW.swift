@@ -175,6 +175,14 @@ struct DwarfDIE {
         return bytes.isEmpty ? nil : bytes
     }
 
+    /// `DW_AT_stmt_list`: where the unit's line program starts in `.debug_line` (for a unit DIE).
+    mutating func statementListOffset() -> UInt64? {
+        var attribute = Dwarf_Attribute()
+        var value: Dwarf_Word = 0
+        guard dwarf_attr(&raw, UInt32(DW_AT_stmt_list), &attribute) != nil, dwarf_formudata(&attribute, &value) == 0 else { return nil }
+        return value
+    }
+
     /// The unit's line table (for a unit DIE).
     mutating func lineTable() -> DwarfLineTable? {
         var lines: OpaquePointer? = nil

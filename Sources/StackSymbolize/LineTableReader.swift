@@ -43,17 +43,52 @@ enum LineTableReader {
         }
     }
 
+    /// `read(unitDIE:wanted:into:)` from a line program read over the section bytes.
+    static func read(program: LineProgram, compDir: [UInt8]?, wanted: [UInt64]?, into unit: inout DecodedUnit) {
+        let rows = wanted.map { rowsHolding($0, count: program.rows.count) { program.rows[$0].address } }
+        let rowCount = rows?.count ?? program.rows.count
+        unit.lineAddress.reserveCapacity(rowCount)
+        unit.lineNumber.reserveCapacity(rowCount)
+        unit.lineFile.reserveCapacity(rowCount)
+        var fileIndexByEntry: [UInt64: Int32] = [:]
+        for position in 0..<rowCount {
+            let row = program.rows[rows?[position] ?? position]
+            var file: Int32 = -1
+            if !row.endsSequence {
+                if row.file < UInt64(program.fileNames.count) {
+                    if let known = fileIndexByEntry[row.file] {
+                        file = known
+                    } else {
+                        file = Int32(unit.lineFileNames.count)
+                        unit.lineFileNames.append(cleanPath(program.fileNames[Int(row.file)], compDir: compDir))
+                        fileIndexByEntry[row.file] = file
+                    }
+                } else {
+                    file = -2
+                }
+            }
+            unit.lineAddress.append(row.address)
+            unit.lineNumber.append(row.line)
+            unit.lineFile.append(file)
+        }
+        unit.callFileNames = program.fileNames.map { cleanPath($0, compDir: compDir) }
+    }
+
     /// The rows the sorted `wanted` addresses fall in: for each, the last row at or before it
     /// (each row once).
     private static func rowsHolding(_ wanted: [UInt64], in lines: DwarfLineTable) -> [Int] {
+        rowsHolding(wanted, count: lines.count) { lines.address(at: $0) }
+    }
+
+    private static func rowsHolding(_ wanted: [UInt64], count: Int, address: (Int) -> UInt64) -> [Int] {
         var rows: [Int] = []
         var previous = -1
         for target in wanted {
             var low = 0
-            var high = lines.count
+            var high = count
             while low < high {
                 let middle = (low + high) / 2
-                if lines.address(at: middle) <= target { low = middle + 1 } else { high = middle }
+                if address(middle) <= target { low = middle + 1 } else { high = middle }
             }
             if low > 0, low - 1 != previous {
                 rows.append(low - 1)
@@ -73,8 +108,15 @@ enum LineTableReader {
     /// Repeated slashes are collapsed as path joining would (libdw joins `/` and Swift's
     /// `/<compiler-generated>` into `//<compiler-generated>`).
     static func cleanPath(_ name: UnsafePointer<CChar>, compDir: [UInt8]?) -> String {
-        let length = strlen(name)
-        let bytes = UnsafeRawBufferPointer(start: name, count: length)
+        cleanPath(UnsafeRawBufferPointer(start: name, count: strlen(name)), compDir: compDir)
+    }
+
+    static func cleanPath(_ name: [UInt8], compDir: [UInt8]?) -> String {
+        name.withUnsafeBytes { cleanPath($0, compDir: compDir) }
+    }
+
+    static func cleanPath(_ bytes: UnsafeRawBufferPointer, compDir: [UInt8]?) -> String {
+        let length = bytes.count
         var result: [UInt8] = []
         result.reserveCapacity(length + (compDir?.count ?? 0) + 1)
         if let compDir, length > 0, bytes[0] != UInt8(ascii: "/") {

@@ -70,3 +70,46 @@ import Testing
         #expect(found >= addresses.count / 2)
     }
 }
+
+/// Line programs read over the section bytes (`LineProgram`) must give the rows and file names
+/// libdw gives, unit for unit: whole units here, the cold batches' subsets through the answers.
+@Suite struct LineProgramTests {
+    static func lines(_ unit: DecodedUnit) -> [String] {
+        zip(zip(unit.lineAddress, unit.lineNumber), unit.lineFile).map { "\(String($0.0, radix: 16)) \($0.1) \($1)" }
+            + unit.lineFileNames.map { "file \($0)" } + unit.callFileNames.map { "call \($0)" }
+    }
+
+    static func compare(_ image: DebugImage, _ name: String) -> Int {
+        var rows = 0
+        for index in 0..<image.unitCount {
+            let fromBytes = image.wholeUnit(index)
+            let fromLibdw = image.wholeUnitWalkedByLibdw(index)
+            #expect(Self.lines(fromBytes) == Self.lines(fromLibdw), "\(name) unit \(index)")
+            rows += fromBytes.lineAddress.count
+        }
+        return rows
+    }
+
+    @Test(arguments: UnitRangeReaderTests.toolchainBinaries.prefix(2))
+    func toolchainBinary(_ path: String) throws {
+        let image = try DebugImage(elfPath: path)
+        #expect(Self.compare(image, path) > 10_000)
+        // DWARF 5 units (clang's, here) are libdw's; the Swift units, DWARF 4, are read over the bytes.
+        #expect(image.unitsLinedByLibdw < image.unitCount / 2, "\(image.unitsLinedByLibdw) of \(image.unitCount) units left to libdw")
+    }
+
+    @Test func everyFixtureSlice() throws {
+        let scan = DebugFileCatalog.scan([try Fixtures.path("builds"), try Fixtures.path("real")])
+        var rows = 0
+        var units = 0
+        var leftToLibdw = 0
+        for file in scan.files {
+            let image = try DebugFileCatalog.open(file)
+            rows += Self.compare(image, "\(file.path) \(file.arch)")
+            units += image.unitCount
+            leftToLibdw += image.unitsLinedByLibdw
+        }
+        #expect(rows > 1_000)
+        #expect(leftToLibdw * 20 < units, "\(leftToLibdw) of \(units) units left to libdw")
+    }
+}

@@ -1,0 +1,194 @@
+/// A DWARF 2-4 line program read from `.debug_line` as stored: the rows and file names libdw's
+/// `dwarf_getsrclines` and `dwarf_getsrcfiles` give for the unit, or `nil` where this reader is not
+/// sure to give the same (DWARF 5 headers, `DW_LNE_define_file`, VLIW operation indexes, values
+/// libdw's row fields cannot hold, bytes that run out); libdw then reads the unit.
+///
+/// Why not libdw: it decodes the whole program into a linked list, sorts it with `qsort` and keeps
+/// it until `dwarf_end`, and `dwarf_getsrcfiles` does all of that too. That was an eighth of a cold
+/// batch on docc (188 of 1,466 million instructions).
+struct LineProgram {
+    struct Row {
+        var address: UInt64
+        var line: Int32
+        /// Index into `fileNames`.
+        var file: UInt64
+        var endsSequence: Bool
+    }
+
+    /// Sorted as libdw sorts them: by address, an end of sequence before other rows at its
+    /// address, otherwise in program order.
+    var rows: [Row]
+    /// The file table as libdw joins it: index 0 is `???`, then each file of the header, an
+    /// absolute name as it is, a relative one after its directory (the compilation directory for
+    /// directory 0, nothing when there is none).
+    var fileNames: [[UInt8]]
+
+    /// Reads the program at `offset` of `section` for a unit whose addresses are `addressSize`
+    /// bytes, with `compilationDirectory` (DW_AT_comp_dir) as directory 0.
+    init?(_ section: UnsafeRawBufferPointer, at offset: Int, addressSize: Int, compilationDirectory: [UInt8]?) {
+        guard offset >= 0, offset < section.count else { return nil }
+        var reader = ByteReader(section, at: offset)
+        guard let length32 = reader.fixed(4) else { return nil }
+        var offsetSize = 4
+        var length = length32
+        if length32 == 0xffff_ffff {
+            guard let long = reader.fixed(8) else { return nil }
+            length = long
+            offsetSize = 8
+        } else if length32 >= 0xffff_fff0 {
+            return nil
+        }
+        guard length <= UInt64(section.count - reader.position) else { return nil }
+        let end = reader.position + Int(length)
+        guard let version = reader.fixed(2), (2...4).contains(version), let headerLength = reader.fixed(offsetSize),
+            headerLength <= UInt64(end - reader.position)
+        else { return nil }
+        let programStart = reader.position + Int(headerLength)
+        guard let minimumInstructionLength = reader.u8() else { return nil }
+        var maximumOperations: UInt8 = 1
+        if version >= 4 {
+            guard let value = reader.u8() else { return nil }
+            maximumOperations = value
+        }
+        // VLIW operation indexes: libdw's, not ours.
+        guard maximumOperations == 1, let defaultIsStatement = reader.u8(), let lineBaseByte = reader.u8(), let lineRange = reader.u8(),
+            let opcodeBase = reader.u8(), opcodeBase > 0
+        else { return nil }
+        _ = defaultIsStatement
+        let lineBase = Int64(Int8(bitPattern: lineBaseByte))
+        var standardLengths = [UInt8](repeating: 0, count: Int(opcodeBase))
+        for index in 1..<Int(opcodeBase) {
+            guard let value = reader.u8() else { return nil }
+            standardLengths[index] = value
+        }
+        // Include directories, directory 0 being the compilation directory.
+        var directories: [[UInt8]?] = [compilationDirectory]
+        while true {
+            let start = reader.position
+            guard reader.cString() else { return nil }
+            if reader.position == start + 1 { break }
+            directories.append(Array(UnsafeRawBufferPointer(rebasing: section[start..<(reader.position - 1)])))
+        }
+        var files: [[UInt8]] = [Array("???".utf8)]
+        while true {
+            let start = reader.position
+            guard reader.cString() else { return nil }
+            if reader.position == start + 1 { break }
+            let name = UnsafeRawBufferPointer(rebasing: section[start..<(reader.position - 1)])
+            guard let directory = reader.uleb(), directory < UInt64(directories.count), reader.uleb() != nil, reader.uleb() != nil else {
+                return nil
+            }
+            if name.first == UInt8(ascii: "/") {
+                files.append(Array(name))
+            } else if let base = directories[Int(directory)] {
+                files.append(base + [UInt8(ascii: "/")] + Array(name))
+            } else {
+                files.append(Array(name))
+            }
+        }
+        guard reader.position <= programStart else { return nil }
+        fileNames = files
+
+        // The state machine (DWARF 4, section 6.2.2), rows as libdw adds them.
+        reader.position = programStart
+        var rows: [Row] = []
+        // About a row per two bytes of program in Swift and clang output.
+        rows.reserveCapacity((end - programStart) / 2 + 1)
+        var address: UInt64 = 0
+        var file: UInt64 = 1
+        var line: Int64 = 1
+        // libdw keeps the line in an int and the file in an unsigned int; beyond, it refuses the
+        // whole table.
+        var representable: Bool { line >= Int64(Int32.min) && line <= Int64(Int32.max) && file <= UInt64(UInt32.max) }
+        let minimumLength = UInt64(minimumInstructionLength)
+        while reader.position < end {
+            guard let opcode = reader.u8() else { return nil }
+            if opcode >= opcodeBase {
+                guard lineRange != 0 else { return nil }
+                let adjusted = Int64(opcode - opcodeBase)
+                line += lineBase + adjusted % Int64(lineRange)
+                address &+= minimumLength &* UInt64(adjusted / Int64(lineRange))
+                guard representable else { return nil }
+                rows.append(Row(address: address, line: Int32(line), file: file, endsSequence: false))
+            } else if opcode == 0 {
+                // Extended: libdw reads the length as one byte.
+                guard end - reader.position >= 2, let lengthByte = reader.u8(), lengthByte < 0x80 else { return nil }
+                let length = Int(lengthByte)
+                guard end - reader.position >= length, let sub = reader.u8() else { return nil }
+                switch sub {
+                case 1:  // DW_LNE_end_sequence
+                    guard representable else { return nil }
+                    rows.append(Row(address: address, line: Int32(line), file: file, endsSequence: true))
+                    address = 0
+                    file = 1
+                    line = 1
+                case 2:  // DW_LNE_set_address
+                    guard end - reader.position >= addressSize, let value = reader.fixed(addressSize) else { return nil }
+                    address = value
+                case 4:  // DW_LNE_set_discriminator
+                    guard reader.uleb() != nil else { return nil }
+                case 3:  // DW_LNE_define_file: libdw's
+                    return nil
+                default:
+                    guard length >= 1, reader.skip(length - 1) else { return nil }
+                }
+            } else if opcode <= 12 {
+                switch opcode {
+                case 1:  // DW_LNS_copy
+                    guard standardLengths[1] == 0, representable else { return nil }
+                    rows.append(Row(address: address, line: Int32(line), file: file, endsSequence: false))
+                case 2:  // DW_LNS_advance_pc
+                    guard standardLengths[2] == 1, let value = reader.uleb() else { return nil }
+                    address &+= minimumLength &* value
+                case 3:  // DW_LNS_advance_line
+                    guard standardLengths[3] == 1, let value = reader.sleb() else { return nil }
+                    line &+= value
+                case 4:  // DW_LNS_set_file
+                    guard standardLengths[4] == 1, let value = reader.uleb() else { return nil }
+                    file = value
+                case 5:  // DW_LNS_set_column (libdw keeps it in 16 bits and refuses more)
+                    guard standardLengths[5] == 1, let value = reader.uleb(), value <= UInt64(UInt16.max) else { return nil }
+                case 6, 7, 10, 11:  // negate_stmt, set_basic_block, set_prologue_end, set_epilogue_begin
+                    guard standardLengths[Int(opcode)] == 0 else { return nil }
+                case 8:  // DW_LNS_const_add_pc
+                    guard standardLengths[8] == 0, lineRange != 0 else { return nil }
+                    address &+= minimumLength &* UInt64((255 - Int(opcodeBase)) / Int(lineRange))
+                case 9:  // DW_LNS_fixed_advance_pc
+                    guard standardLengths[9] == 1, end - reader.position >= 2, let value = reader.fixed(2) else { return nil }
+                    address &+= value
+                case 12:  // DW_LNS_set_isa (8 bits in libdw)
+                    guard standardLengths[12] == 1, let value = reader.uleb(), value <= 255 else { return nil }
+                default:
+                    return nil
+                }
+            } else {
+                // An opcode this version does not define: its operands are skipped.
+                for _ in 0..<Int(standardLengths[Int(opcode)]) {
+                    guard reader.uleb() != nil else { return nil }
+                }
+            }
+        }
+        // libdw's order: by address, an end of sequence first at its address, else program order.
+        var sorted = true
+        for index in rows.indices.dropFirst() where Self.before(rows[index], rows[index - 1]) {
+            sorted = false
+            break
+        }
+        if !sorted {
+            // Program order breaks ties explicitly (the standard library does not promise a
+            // stable sort).
+            rows = rows.enumerated().sorted { left, right in
+                if Self.before(left.element, right.element) { return true }
+                if Self.before(right.element, left.element) { return false }
+                return left.offset < right.offset
+            }.map(\.element)
+        }
+        self.rows = rows
+    }
+
+    /// Whether `left` sorts before `right` regardless of program order.
+    private static func before(_ left: Row, _ right: Row) -> Bool {
+        if left.address != right.address { return left.address < right.address }
+        return left.endsSequence && !right.endsSequence
+    }
+}
