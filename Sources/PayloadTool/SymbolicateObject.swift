@@ -21,9 +21,9 @@ enum SymbolicateObject {
             }
             failed = true
         }
-        let lookups = DistinctAddresses(batch)
         let answers: [SymbolicatedFrame]
         let progress = ProgressLine.forSlowWork()
+        let lookups: DistinctAddresses
         do {
             let symbolizer = try BuildSymbolizer(debugFiles: [object], indexFolder: indexFolder)
             symbolizer.progress = progress.show
@@ -36,6 +36,16 @@ enum SymbolicateObject {
                 stderr.write("error: \(object): no debug file (Mach-O, .dSYM bundle or ELF) found\n")
                 return PayloadTool.exitFailure
             }
+            if format == .text, let indexed = try symbolizer.indexedFrames(uuid: uuid) {
+                progress.erase()
+                let image = (indexed.debugFile as NSString).lastPathComponent
+                if let problem = IndexedTextOutput.write(batch: batch, frames: indexed, offsets: offsets, image: image, to: &stdout) {
+                    stderr.write("error: \(problem)\n")
+                    return PayloadTool.exitFailure
+                }
+                return failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
+            }
+            lookups = DistinctAddresses(batch)
             answers = try symbolizer.lookup(addresses: lookups.distinct, uuid: uuid, offsets: offsets)
             progress.erase()
         } catch {

@@ -23,22 +23,6 @@ enum SymbolicateOutput {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// `baseName(path)` appended as bytes, read from the string's own UTF-8 storage (walking a
-    /// `String.UTF8View` back to the slash and copying it forward byte by byte was 3% of a batch).
-    static func appendBaseName(_ path: String, into out: inout [UInt8]) {
-        var path = path
-        path.withUTF8 { bytes in
-            let start = bytes.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
-        }
-    }
-
-    /// A string's UTF-8 bytes appended in one copy.
-    static func appendUTF8(_ text: String, into out: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { out.append(contentsOf: $0) }
-    }
-
     /// The last path component, without NSString's path normalisation.
     static func baseName(_ path: String) -> Substring {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path[...] }
@@ -83,66 +67,124 @@ enum SymbolicateOutput {
             out.append(UInt8(ascii: " "))
         }
         if frame.frames.isEmpty {
-            let reason: String
-            switch frame.status {
-            case .missingDebugFile: reason = "[no debug file for UUID \(frame.request.uuid ?? "(none)")]"
-            default: reason = "[no symbol at \(hex(frame.lookupAddress ?? address))]"
-            }
-            // An address below the image's text base (atos mode) has a negative offset: the offset
-            // wrapped past the address itself.
-            let offset = frame.request.offset
-            let isBelowBase = frame.lookupAddress.map { offset > $0 } ?? false
-            let place = isBelowBase ? "\(image) - \(0 &- offset)" : "\(image) + \(offset)"
             prefix()
-            out.append(contentsOf: "\(place) \(reason)\n".utf8)
+            appendUnsymbolicated(
+                image: image, address: address, offset: frame.request.offset, lookupAddress: frame.lookupAddress,
+                missingUUID: frame.status == .missingDebugFile ? frame.request.uuid ?? "(none)" : nil, into: &out)
             lineEnds.append(out.count)
             return
         }
         for source in frame.frames {
             prefix()
-            appendUTF8(source.simplifiedName, into: &out)
-            if !source.isInlined, let start = frame.functionStart, let lookup = frame.lookupAddress, lookup >= start {
-                out.append(contentsOf: " + ".utf8)
-                appendDecimal(lookup - start, into: &out)
+            var name = source.simplifiedName
+            name.withUTF8 { name in
+                withUTF8(source.file) { file in
+                    appendFrameText(
+                        name: UnsafeRawBufferPointer(name), file: file, line: source.line, isInlined: source.isInlined,
+                        functionStart: frame.functionStart, lookupAddress: frame.lookupAddress, isSymbolTable: frame.status == .symbolTable,
+                        into: &out)
+                }
             }
-            if let file = source.file {
-                out.append(contentsOf: " (".utf8)
-                appendBaseName(file, into: &out)
-                out.append(UInt8(ascii: ":"))
-                appendDecimal(UInt64(bitPattern: Int64(source.line ?? 0)), signed: true, into: &out)
-                out.append(UInt8(ascii: ")"))
-            }
-            if source.isInlined { out.append(contentsOf: " [inlined]".utf8) }
-            if frame.status == .symbolTable { out.append(contentsOf: " [symbol table]".utf8) }
-            out.append(UInt8(ascii: "\n"))
             lineEnds.append(out.count)
         }
     }
 
+    /// `body` with the UTF-8 bytes of `text`, or nil.
+    private static func withUTF8<Result>(_ text: String?, _ body: (UnsafeRawBufferPointer?) -> Result) -> Result {
+        guard var text else { return body(nil) }
+        return text.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// A source frame's line after the address column, with its newline:
+    /// `YuiLines.parse + 32 (YuiLines.swift:42)`, ` [inlined]` for an inlined frame, ` [symbol
+    /// table]` for a symbol-table answer. `+ offset` is the lookup address's distance from the
+    /// function start, on the frame that is not inlined. The bytes are `SourceFrame`'s
+    /// `simplifiedName` and `file` (`IndexedTextOutput` passes the index's own).
+    static func appendFrameText(
+        name: UnsafeRawBufferPointer, file: UnsafeRawBufferPointer?, line: Int?, isInlined: Bool, functionStart: UInt64?,
+        lookupAddress: UInt64?, isSymbolTable: Bool, into out: inout some ByteSink
+    ) {
+        out.append(bytes: name)
+        if !isInlined, let start = functionStart, let lookup = lookupAddress, lookup >= start {
+            out.append(" + ")
+            appendDecimal(lookup - start, into: &out)
+        }
+        if let file {
+            out.append(" (")
+            let baseStart = file.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
+            out.append(bytes: UnsafeRawBufferPointer(rebasing: file[baseStart...]))
+            out.append(UInt8(ascii: ":"))
+            appendDecimal(UInt64(bitPattern: Int64(line ?? 0)), signed: true, into: &out)
+            out.append(UInt8(ascii: ")"))
+        }
+        if isInlined { out.append(" [inlined]") }
+        if isSymbolTable { out.append(" [symbol table]") }
+        out.append(UInt8(ascii: "\n"))
+    }
+
+    /// The line of an address nothing was found at, after the address column: `image + offset`
+    /// and why (`missingUUID`: no debug file for that UUID; else no symbol at the lookup address).
+    static func appendUnsymbolicated(
+        image: String, address: UInt64, offset: UInt64, lookupAddress: UInt64?, missingUUID: String?, into out: inout some ByteSink
+    ) {
+        let reason = missingUUID.map { "[no debug file for UUID \($0)]" } ?? "[no symbol at \(hex(lookupAddress ?? address))]"
+        // An address below the image's text base (atos mode) has a negative offset: the offset
+        // wrapped past the address itself.
+        let isBelowBase = lookupAddress.map { offset > $0 } ?? false
+        let place = isBelowBase ? "\(image) - \(0 &- offset)" : "\(image) + \(offset)"
+        out.append(Array("\(place) \(reason)\n".utf8))
+    }
+
     /// `0x%016llx`, as `paddedHex`, into bytes.
-    static func appendPaddedHex(_ value: UInt64, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "0"))
-        out.append(UInt8(ascii: "x"))
-        var shift = 60
-        while shift >= 0 {
-            out.append(hexDigits[Int((value >> UInt64(shift)) & 0xf)])
-            shift -= 4
+    static func appendPaddedHex(_ value: UInt64, into out: inout some ByteSink) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            buffer[0] = UInt8(ascii: "0")
+            buffer[1] = UInt8(ascii: "x")
+            for position in 0..<16 {
+                let nibble = UInt8(truncatingIfNeeded: value >> UInt64(60 - 4 * position)) & 0xf
+                buffer[2 + position] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
+            }
+            out.append(bytes: UnsafeRawBufferPointer(rebasing: buffer[..<18]))
         }
     }
 
     /// A number in decimal, as `"\(value)"` prints it; `signed` reads the bits as an `Int64`.
-    static func appendDecimal(_ value: UInt64, signed: Bool = false, into out: inout [UInt8]) {
+    static func appendDecimal(_ value: UInt64, signed: Bool = false, into out: inout some ByteSink) {
         var magnitude = value
         if signed, Int64(bitPattern: value) < 0 {
             out.append(UInt8(ascii: "-"))
             magnitude = 0 &- value
         }
-        var digits: [UInt8] = []
-        repeat {
-            digits.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        out.append(contentsOf: digits.reversed())
+        // Digits written from the end of a fixed buffer (an array per number showed in warm runs).
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var position = buffer.count
+            repeat {
+                position -= 1
+                buffer[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            out.append(bytes: UnsafeRawBufferPointer(rebasing: buffer[position...]))
+        }
+    }
+
+    /// The first column of a text line: `value` left-aligned in 4 columns (one space after longer
+    /// numbers).
+    static func appendIndexColumn(_ value: Int, into out: inout some ByteSink) {
+        var digits: (UInt64, UInt64, UInt64) = (0x2020_2020_2020_2020, 0x2020_2020_2020_2020, 0x2020_2020_2020_2020)
+        var magnitude = UInt64(value)
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            // The digits end at column 20; the spaces after them pad to 4 columns, at least one.
+            var position = 20
+            repeat {
+                position -= 1
+                buffer[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            let width = 20 - position
+            out.append(bytes: UnsafeRawBufferPointer(rebasing: buffer[position..<(20 + max(1, 4 - width))]))
+        }
     }
 
     /// Folded-stack names of one frame, outermost first.
@@ -229,27 +271,8 @@ struct ByteOutput {
         source.withUnsafeBufferPointer { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
     }
 
-    /// The first column of a text line: the position, left-aligned in 4 columns (one space after
-    /// longer numbers), as `SymbolicateOutput.textLines` writes it.
-    mutating func appendIndexColumn(_ value: Int) {
-        var digits:
-            (
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                UInt8
-            ) =
-                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        var rest = value
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[19 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            } while rest > 0
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(20 - count)...]))
-        }
-        for _ in 0..<max(1, 4 - count) { bytes.append(UInt8(ascii: " ")) }
-    }
+    /// The first column of a text line, as `SymbolicateOutput.appendIndexColumn` writes it.
+    mutating func appendIndexColumn(_ value: Int) { SymbolicateOutput.appendIndexColumn(value, into: &bytes) }
 
     mutating func flushIfFull(into stream: inout some TextOutputStream) {
         if bytes.count >= Self.threshold { flush(into: &stream) }

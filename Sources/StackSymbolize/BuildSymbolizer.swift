@@ -202,23 +202,7 @@ public final class BuildSymbolizer {
     ///
     /// - Parameter offsets: when true, the values are offsets from the text base, as in a payload.
     public func lookup(addresses: [UInt64], uuid: String?, offsets: Bool = false) throws(SymbolizeError) -> [SymbolicatedFrame] {
-        let index: Int
-        if let uuid {
-            guard let canonical = UUIDText.normalized(uuid) else { throw SymbolizeError.badArgument(path: uuid, "not a UUID") }
-            guard let found = indexByUUID[canonical] else {
-                throw SymbolizeError.badArgument(
-                    path: debugFiles.first?.path ?? "", "no slice with UUID \(canonical) (has \(debugFiles.flatMap(\.uuids).joined(separator: ", ")))"
-                )
-            }
-            index = found
-        } else {
-            guard debugFiles.count == 1 else {
-                let slices = debugFiles.map { "\($0.arch) \($0.uuids[0])" }.joined(separator: ", ")
-                throw SymbolizeError.badArgument(
-                    path: debugFiles.first?.path ?? "", "has \(debugFiles.count) slices (\(slices)); pick one with --uuid")
-            }
-            index = 0
-        }
+        let index = try slice(uuid: uuid)
         let info = debugFiles[index]
         // An offset that takes the address past 2^64 is no address in the image: "not found", with
         // no address (it used to wrap around to the start of the address space).
@@ -271,6 +255,42 @@ public final class BuildSymbolizer {
                 image: nil, uuid: info.uuids.first, offset: offsets ? pair.0 : pair.0 &- image.textBase, isReturnAddress: false)
             return frame(for: lookup, request: request, address: pair.1, path: image.path)
         }
+    }
+
+    /// The debug file `uuid` names, or the only one: `lookup(addresses:uuid:offsets:)`'s choice.
+    private func slice(uuid: String?) throws(SymbolizeError) -> Int {
+        let index: Int
+        if let uuid {
+            guard let canonical = UUIDText.normalized(uuid) else { throw SymbolizeError.badArgument(path: uuid, "not a UUID") }
+            guard let found = indexByUUID[canonical] else {
+                throw SymbolizeError.badArgument(
+                    path: debugFiles.first?.path ?? "", "no slice with UUID \(canonical) (has \(debugFiles.flatMap(\.uuids).joined(separator: ", ")))"
+                )
+            }
+            index = found
+        } else {
+            guard debugFiles.count == 1 else {
+                let slices = debugFiles.map { "\($0.arch) \($0.uuids[0])" }.joined(separator: ", ")
+                throw SymbolizeError.badArgument(
+                    path: debugFiles.first?.path ?? "", "has \(debugFiles.count) slices (\(slices)); pick one with --uuid")
+            }
+            index = 0
+        }
+        return index
+    }
+
+    /// The symbol index answering `uuid`'s slice (or the only slice), for output written straight
+    /// from its bytes; nil when the file is answered directly (no index folder, or an image no
+    /// index can hold). Throws what `lookup(addresses:uuid:offsets:)` throws for an index that
+    /// cannot be built or opened.
+    public func indexedFrames(uuid: String?) throws(SymbolizeError) -> IndexedFrames? {
+        let index = try slice(uuid: uuid)
+        guard answersFromIndex(index) else { return nil }
+        guard let symbolIndex = symbolIndex(at: index) else {
+            if directOnly.contains(index) { return nil }
+            throw openFailures[index]!
+        }
+        return IndexedFrames(index: symbolIndex, debugFile: debugFiles[index].path)
     }
 
     /// From this many addresses a batch drops the file's pages when done: below it, batches are

@@ -15,6 +15,10 @@ struct NameCache {
         found = entry
     }
 
+    /// The simplified form `names(for:)` gives `stored`, computed without a cache (the index
+    /// builder computes each name once).
+    static func simplifiedName(_ stored: String) -> String { computed(stored).1 }
+
     private static func computed(_ stored: String) -> (String, String) {
         let full = SwiftNames.demangle(stored) ?? stored
         let simple: String

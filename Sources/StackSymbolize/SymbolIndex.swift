@@ -29,6 +29,7 @@ final class SymbolIndex {
     private let locationsOffset: Int
     private let symbolsOffset: Int
     private let stringOffsetsOffset: Int
+    private let simplifiedOffset: Int
     private let blobOffset: Int
     /// Answers per location, kept as they are asked for (a dictionary: allocating, then destroying,
     /// an array of all 1.3 million locations was most of a short warm run).
@@ -66,7 +67,8 @@ final class SymbolIndex {
         locationsOffset = aligned(entryLocationsOffset + entryCount * 4)
         symbolsOffset = aligned(locationsOffset + locationCount * SymbolIndexFormat.locationSize)
         stringOffsetsOffset = symbolsOffset + symbolCount * 24
-        blobOffset = aligned(stringOffsetsOffset + (stringCount + 1) * 4)
+        simplifiedOffset = stringOffsetsOffset + (stringCount + 1) * 4
+        blobOffset = aligned(simplifiedOffset + stringCount * 4)
         let samplesOffset = aligned(blobOffset + blobSize)
         let sampleCount = (entryCount + Self.blockSize - 1) / Self.blockSize
         let checksumOffset = aligned(samplesOffset + sampleCount * 4)
@@ -178,6 +180,100 @@ final class SymbolIndex {
         let result = RawLookup(source: .dwarf, frames: frames, functionStart: start == 0 ? nil : start)
         answers[location] = result
         return result
+    }
+
+    /// Reads through the mapping from now on, for a batch that reads much of the index, maybe on
+    /// two threads: `place(of:using:)` and `visitFrames` then change nothing in the index.
+    func readThroughMapping() { pages.useMapping() }
+
+    /// A direct-mapped cache of places by address, one per thread of a batch (the index's own
+    /// cache is not shared between threads).
+    struct PlaceCache {
+        fileprivate var addresses = [UInt64](repeating: .max, count: 1 << 14)
+        fileprivate var places = [Place](repeating: .nothing, count: 1 << 14)
+    }
+
+    /// Where `address` lands, remembered in `cache`.
+    func place(of address: UInt64, using cache: inout PlaceCache) -> Place {
+        pages.settle()
+        let slot = Int(truncatingIfNeeded: (address &* 0x9E37_79B9_7F4A_7C15) >> 50)
+        if cache.addresses[slot] == address { return cache.places[slot] }
+        let found = searchPlace(address)
+        cache.addresses[slot] = address
+        cache.places[slot] = found
+        return found
+    }
+
+    /// One source frame as the index stores it, read in place. The bytes are valid only inside the
+    /// visitor they are given to.
+    struct FrameBytes {
+        /// The simplified name (`Type.member`); nil for a frame DWARF gave no name.
+        var simplifiedName: UnsafeRawBufferPointer?
+        /// The full source path.
+        var file: UnsafeRawBufferPointer?
+        var line: UInt32?
+        var isInlined: Bool
+    }
+
+    /// Calls `visit` for each frame at `place`, innermost first, with names and paths as the
+    /// index's own bytes (nothing demangled, nothing copied), and returns the outermost function's
+    /// start. The same frames `answer` and `symbolAnswer` give, with each name's simplified form.
+    ///
+    /// The visitor is given the outermost function's start with every frame (for `name + offset`),
+    /// so the chain is walked twice: once for the start, which the outermost record holds, then
+    /// for the frames.
+    func visitFrames(at place: Place, _ visit: (FrameBytes, _ functionStart: UInt64?) -> Void) {
+        switch place {
+        case .nothing: return
+        case .symbol(let symbol):
+            let at = symbolsOffset + symbol * 24
+            let start = u64(at)
+            guard let name = simplifiedBytes(u32(at + 16)) else { return }
+            visit(FrameBytes(simplifiedName: name, file: nil, line: nil, isInlined: false), start)
+        case .location(let location):
+            var start: UInt64 = 0
+            walkChain(from: location) { at in
+                let startField = u32(at + 16)
+                start = startField == 0 ? 0 : addressBase &+ UInt64(startField - 1)
+            }
+            // 0 is what the builder stores when no function or symbol gave a start.
+            let functionStart = start == 0 ? nil : start
+            walkChain(from: location) { at in
+                let line = u32(at + 8)
+                visit(
+                    FrameBytes(
+                        simplifiedName: simplifiedBytes(u32(at)), file: stringBytes(u32(at + 4), slot: 1), line: line == none ? nil : line,
+                        isInlined: u32(at + 12) & SymbolIndexFormat.inlinedFlag != 0), functionStart)
+            }
+        }
+    }
+
+    /// Calls `body` with the file offset of each location record from `location` up its parents,
+    /// as `answer` walks them.
+    @inline(__always) private func walkChain(from location: UInt32, _ body: (Int) -> Void) {
+        var current = location
+        var steps = 0
+        while current != none, Int(current) < locationCount, steps < 256 {
+            let at = locationsOffset + Int(current) * SymbolIndexFormat.locationSize
+            body(at)
+            let parent = u32(at + 12) & SymbolIndexFormat.parentMask
+            current = parent == SymbolIndexFormat.parentMask ? none : parent
+            steps += 1
+        }
+    }
+
+    /// The simplified form of name string `index`, in place.
+    private func simplifiedBytes(_ index: UInt32) -> UnsafeRawBufferPointer? {
+        guard index != none, Int(index) < stringCount else { return nil }
+        return stringBytes(u32(simplifiedOffset + Int(index) * 4), slot: 0)
+    }
+
+    private func stringBytes(_ index: UInt32, slot: Int) -> UnsafeRawBufferPointer? {
+        guard index != none, Int(index) < stringCount else { return nil }
+        let start = Int(u32(stringOffsetsOffset + Int(index) * 4))
+        let end = Int(u32(stringOffsetsOffset + Int(index) * 4 + 4))
+        guard start <= end, blobOffset + end <= file.bytes.count else { return nil }
+        return pages.bytes((blobOffset + start)..<(blobOffset + end), slot: slot)
     }
 
     private func symbolPlace(_ address: UInt64) -> Place {

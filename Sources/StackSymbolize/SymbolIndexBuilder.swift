@@ -176,12 +176,36 @@ enum SymbolIndexBuilder {
         return merged
     }
 
+    /// Demangles and simplifies every name of `part` (its locations' and the symbols') once, on two
+    /// threads, adds the simplified forms to its strings, and returns for each string the string
+    /// of its simplified form (`none` for strings that are no name).
+    static func addSimplifiedNames(to part: inout Part, symbolNames: [UInt32]) -> [UInt32] {
+        var isName = [Bool](repeating: false, count: part.strings.count)
+        for location in part.table where location.name != none { isName[Int(location.name)] = true }
+        for name in symbolNames { isName[Int(name)] = true }
+        let strings = part.strings
+        let names = isName.indices.filter { isName[$0] }
+        let middle = names.count / 2
+        let secondHalf = names[middle...].map { strings[$0] }
+        let second =
+            names.count >= 1_000 && ProcessInfo.processInfo.activeProcessorCount > 1
+            ? SecondThread { secondHalf.map(NameCache.simplifiedName) } : nil
+        var simplified = names[..<(second == nil ? names.count : middle)].map { NameCache.simplifiedName(strings[$0]) }
+        if let second { simplified += second.join() }
+        var simplifiedOf = [UInt32](repeating: none, count: strings.count)
+        for (position, name) in names.enumerated() { simplifiedOf[name] = part.string(simplified[position]) }
+        // The simplified forms that were no string before are no name themselves.
+        simplifiedOf += repeatElement(none, count: part.strings.count - strings.count)
+        return simplifiedOf
+    }
+
     private static func write(
         _ part: consuming Part, symbols: [SymbolEntry], symbolNames: [String], textBase: UInt64, to path: String
     ) throws(SymbolizeError) {
         // The part is taken over: adding the symbol names to its strings copies nothing.
         var withSymbols = consume part
         let symbolNameIndexes = symbolNames.map { withSymbols.string($0) }
+        let simplifiedOf = addSimplifiedNames(to: &withSymbols, symbolNames: symbolNameIndexes)
         let strings = withSymbols.strings
         let part = withSymbols
         var blob: [UInt8] = []
@@ -240,6 +264,7 @@ enum SymbolIndexBuilder {
             file.append(UInt32(0))
         }
         for stringOffset in offsets { file.append(stringOffset) }
+        for simplified in simplifiedOf { file.append(simplified) }
         file.pad()
         file.append(bytes: blob)
         file.pad()

@@ -14,6 +14,9 @@
 //                     start (offset from the address base + 1; 0 for none)
 //   symbols           24 bytes each: address, size (UInt64), name (UInt32), pad — the symbol-table fallback
 //   string offsets    UInt32 × (strings + 1)
+//   simplified names  UInt32 × strings: for a string that is a name (a location's or a symbol's),
+//                     the string holding its simplified form (`Type.member`), demangled and
+//                     simplified once when the index is built; `none` for every other string
 //   string bytes
 //   sampled starts    UInt32 × ceil(entries / 256): every 256th entry start, so opening reads these
 //                     few pages instead of touching every page of the entry starts
@@ -21,12 +24,13 @@
 //
 // Offsets from the lowest start keep an image's addresses in 32 bits (version 5; version 3 stored
 // 64-bit starts and 32-byte locations, 1.2× SymCache's size): an image whose code spans 4 GB or
-// more, or has 2^30 location records, gets no index (`unsupported`).
+// more, or has 2^30 location records, gets no index (`unsupported`). Version 6 added the simplified
+// names, so text output is written from the index's own bytes with nothing demangled at lookup time.
 
 /// The constants of the layout above, shared by the builder and the reader.
 enum SymbolIndexFormat {
     static let magic: UInt64 = 0x3158_4D59_5349_5559  // "YUISYMX1" read little-endian
-    static let version: UInt32 = 5
+    static let version: UInt32 = 6
     /// No string, no line, no parent, no location: a missing value in any UInt32 field.
     static let none: UInt32 = .max
     static let headerSize = 72

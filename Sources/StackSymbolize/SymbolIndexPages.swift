@@ -31,6 +31,7 @@ final class SymbolIndexPages {
 
     deinit {
         for page in pages.values { page.deallocate() }
+        for buffer in scratch { buffer.deallocate() }
         close(descriptor)
     }
 
@@ -68,6 +69,45 @@ final class SymbolIndexPages {
             at += count
         }
         return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Reads the mapping from now on: a batch that will read much of the index (maybe on two
+    /// threads; after this, reading changes nothing here). Called while no page's pointer is in use.
+    func useMapping() {
+        if usesMapping { return }
+        for page in pages.values { page.deallocate() }
+        pages = [:]
+        usesMapping = true
+    }
+
+    /// Scratch room for text that spans two pages: `scratchCount` buffers, each reused.
+    private var scratch: [UnsafeMutableRawBufferPointer] = []
+    static let scratchCount = 2
+
+    /// Bytes `range` (inside the file) in place: in the mapping, in one of this reader's pages, or
+    /// copied into scratch buffer `slot` when they span pages. Valid until the next call with the
+    /// same `slot` or the next `settle()`.
+    func bytes(_ range: Range<Int>, slot: Int) -> UnsafeRawBufferPointer {
+        if usesMapping { return UnsafeRawBufferPointer(rebasing: file.bytes[range]) }
+        let offset = range.lowerBound & (Self.pageSize - 1)
+        if offset + range.count <= Self.pageSize {
+            return UnsafeRawBufferPointer(start: page(range.lowerBound / Self.pageSize) + offset, count: range.count)
+        }
+        if scratch.isEmpty { scratch = (0..<Self.scratchCount).map { _ in .allocate(byteCount: 0, alignment: 1) } }
+        if scratch[slot].count < range.count {
+            scratch[slot].deallocate()
+            scratch[slot] = .allocate(byteCount: range.count, alignment: 1)
+        }
+        var at = range.lowerBound
+        var written = 0
+        while at < range.upperBound {
+            let offset = at & (Self.pageSize - 1)
+            let count = min(Self.pageSize - offset, range.upperBound - at)
+            (scratch[slot].baseAddress! + written).copyMemory(from: page(at / Self.pageSize) + offset, byteCount: count)
+            at += count
+            written += count
+        }
+        return UnsafeRawBufferPointer(start: scratch[slot].baseAddress, count: range.count)
     }
 
     private func byte(_ at: Int) -> UInt8 {

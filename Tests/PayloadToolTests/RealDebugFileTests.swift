@@ -1,4 +1,5 @@
 import Foundation
+import StackSymbolize
 import TestSupport
 import Testing
 
@@ -354,5 +355,40 @@ struct Agreement {
         #expect(mixed.status == 1)
         #expect(mixed.stdout.components(separatedBy: "4C4C4C4C-5555-3144-A1B2-000000000131").count == 2, "\(mixed.stdout)")
         #expect(mixed.stderr.contains("gone.dSYM: cannot read: No such file or directory"), "\(mixed.stderr)")
+    }
+}
+
+/// Text output from an index is written straight from the index's bytes (`IndexedTextOutput`),
+/// in blocks, on two threads for a large batch: the same bytes as direct mode, whichever way the
+/// batch is cut, on the fixtures and the real files, with inputs that are no address, addresses
+/// with nothing there, and `--offsets` past the end.
+@Suite struct IndexedTextOutputTests {
+    @Test(arguments: IndexEqualsDirectTests.slices(), [false, true])
+    func blocksAndThreadsWriteWhatDirectModeWrites(_ key: String, offsets: Bool) throws {
+        let parts = key.split(separator: "|").map(String.init)
+        let (expected, path, uuid) = (parts[0], parts[1], parts[2])
+        let listing = path.hasPrefix("real/") ? "real/expected/\(expected).addresses" : "expected/\(expected).addresses"
+        var addresses = try String(contentsOfFile: try SymbolicateFixtures.path(listing), encoding: .utf8)
+            .split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+        addresses += ["0x0", "0x1", "0xffffffffffffffff", "not-an-address", "18446744073709551616"]
+        let object = try SymbolicateFixtures.path(path)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("yui-indexed-text-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let direct = CommandRun(
+            ["symbolicate", "--object", object, "--uuid", uuid] + (offsets ? ["--offsets"] : []), stdin: addresses.joined(separator: "\n") + "\n")
+        #expect(direct.status == 1, "\(expected): the inputs that are no address fail the run")
+        let symbolizer = try BuildSymbolizer(debugFiles: [object], indexFolder: folder)
+        let frames = try #require(try symbolizer.indexedFrames(uuid: uuid))
+        let batch = AddressBatch.gather(arguments: addresses, stdin: FileHandle.nullDevice)
+        let image = (frames.debugFile as NSString).lastPathComponent
+        // One thread reading its own pages, then two threads on the mapping in blocks of 1, 7 and 4096.
+        for (threads, blockSize) in [(1, 4096), (2, 1), (2, 7), (2, 4096)] {
+            var written = ""
+            let problem = IndexedTextOutput.write(
+                batch: batch, frames: frames, offsets: offsets, image: image, threads: threads, minimumForThreads: threads > 1 ? 0 : .max,
+                blockSize: blockSize, to: &written)
+            #expect(problem == nil)
+            #expect(written == direct.stdout, "\(expected): \(threads) threads, blocks of \(blockSize)")
+        }
     }
 }

@@ -1,0 +1,122 @@
+import Foundation
+import StackSymbolize
+import SystemIO
+
+/// `symbolicate --object --index-folder` text output, written straight from the symbol index's
+/// bytes: no `SymbolicatedFrame`, no demangling, no `String` per answer (a million distinct
+/// addresses spent four fifths of their time there). The lines are `AnswerWriter.writeText`'s,
+/// byte for byte.
+///
+/// The input goes in blocks; a large batch formats two blocks at once, one per core, and writes
+/// them in order, so memory holds two blocks of output, not the whole answer.
+enum IndexedTextOutput {
+    static let blockSize = 16_384
+    /// From this many addresses the batch reads the index through its mapping, on two threads.
+    /// Below it the index's pages are read into buffers of the process's own, which keeps a short
+    /// run's memory to the pages it needs (`SymbolIndexPages`).
+    static let minimumForThreads = 50_000
+
+    /// Writes the answers of `batch`, in input order; returns the error to print when the index
+    /// changed under the run (what was written before it changed was checked and stands).
+    static func write(
+        batch: AddressBatch, frames: IndexedFrames, offsets: Bool, image: String, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+        minimumForThreads: Int = minimumForThreads, blockSize: Int = blockSize, to stdout: inout some TextOutputStream
+    ) -> SymbolizeError? {
+        let layout = Layout(image: image, offsets: offsets)
+        let total = batch.addresses.count
+        var cache = IndexedFrames.Cache()
+        var out = TextBytes()
+        func emit(_ text: TextBytes) -> Bool {
+            // Checked before it is written: bytes read from a changed index are never printed.
+            if frames.hasChanged { return false }
+            stdout.write(String(decoding: text.bytes, as: UTF8.self))
+            return true
+        }
+        var blockStart = 0
+        if total >= minimumForThreads, threads > 1 {
+            frames.readThroughMapping()
+            var secondCache: IndexedFrames.Cache? = IndexedFrames.Cache()
+            while blockStart < total {
+                let first = blockStart..<min(total, blockStart + blockSize)
+                let second = first.upperBound..<min(total, first.upperBound + blockSize)
+                let handedCache = secondCache.take()!
+                let worker = SecondThread { () -> sending (TextBytes, IndexedFrames.Cache) in
+                    var cache = handedCache
+                    var out = TextBytes()
+                    format(second, of: batch, from: frames, layout: layout, cache: &cache, into: &out)
+                    return (out, cache)
+                }
+                out.removeAll()
+                format(first, of: batch, from: frames, layout: layout, cache: &cache, into: &out)
+                let (secondOut, returnedCache) = worker.join()
+                secondCache = returnedCache
+                guard emit(out), emit(secondOut) else { return frames.changedError }
+                blockStart = second.upperBound
+            }
+            return nil
+        }
+        while blockStart < total {
+            let block = blockStart..<min(total, blockStart + blockSize)
+            out.removeAll()
+            format(block, of: batch, from: frames, layout: layout, cache: &cache, into: &out)
+            guard emit(out) else { return frames.changedError }
+            blockStart = block.upperBound
+        }
+        return nil
+    }
+
+    /// What every line of a batch shares.
+    struct Layout: Sendable {
+        let image: String
+        let imageColumn: [UInt8]
+        let offsets: Bool
+
+        init(image: String, offsets: Bool) {
+            self.image = image
+            imageColumn = SymbolicateOutput.imageColumn(image)
+            self.offsets = offsets
+        }
+    }
+
+    /// The lines of inputs `block`, appended to `out`.
+    static func format(
+        _ block: Range<Int>, of batch: AddressBatch, from frames: IndexedFrames, layout: Layout, cache: inout IndexedFrames.Cache,
+        into out: inout TextBytes
+    ) {
+        let textBase = frames.textBase
+        for index in block {
+            guard batch.valid[index] else {
+                out.append(Array("\(batch.text(index)) ?? [not an address]\n".utf8))
+                continue
+            }
+            let given = batch.addresses[index]
+            func prefix() {
+                SymbolicateOutput.appendIndexColumn(index, into: &out)
+                out.append(layout.imageColumn)
+                SymbolicateOutput.appendPaddedHex(given, into: &out)
+                out.append(UInt8(ascii: " "))
+            }
+            // As `BuildSymbolizer.lookup(addresses:uuid:offsets:)`: an offset past 2^64 is no address.
+            if layout.offsets, given > UInt64.max - textBase {
+                prefix()
+                SymbolicateOutput.appendUnsymbolicated(
+                    image: layout.image, address: given, offset: given, lookupAddress: nil, missingUUID: nil, into: &out)
+                continue
+            }
+            let address = layout.offsets ? textBase &+ given : given
+            var written = false
+            _ = frames.frames(at: address, cache: &cache) { frame, functionStart in
+                written = true
+                prefix()
+                SymbolicateOutput.appendFrameText(
+                    name: frame.simplifiedName, file: frame.file, line: frame.line, isInlined: frame.isInlined, functionStart: functionStart,
+                    lookupAddress: address, isSymbolTable: frame.isFromSymbolTable, into: &out)
+            }
+            if !written {
+                prefix()
+                SymbolicateOutput.appendUnsymbolicated(
+                    image: layout.image, address: given, offset: address &- textBase, lookupAddress: address, missingUUID: nil, into: &out)
+            }
+        }
+    }
+}
