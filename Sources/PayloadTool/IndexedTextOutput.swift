@@ -29,7 +29,7 @@ enum IndexedTextOutput {
         func emit(_ text: TextBytes) -> Bool {
             // Checked before it is written: bytes read from a changed index are never printed.
             if frames.hasChanged { return false }
-            stdout.write(String(decoding: text.bytes, as: UTF8.self))
+            writeUTF8(text.bytes, to: &stdout)
             return true
         }
         var blockStart = 0
@@ -90,11 +90,19 @@ enum IndexedTextOutput {
                 continue
             }
             let given = batch.addresses[index]
+            // Every line of an input starts the same: made once, copied for each further line.
+            var prefixMade: Range<Int>?
             func prefix() {
+                if let made = prefixMade {
+                    out.appendCopy(of: made)
+                    return
+                }
+                let from = out.count
                 SymbolicateOutput.appendIndexColumn(index, into: &out)
                 out.append(layout.imageColumn)
                 SymbolicateOutput.appendPaddedHex(given, into: &out)
                 out.append(UInt8(ascii: " "))
+                prefixMade = from..<out.count
             }
             // As `BuildSymbolizer.lookup(addresses:uuid:offsets:)`: an offset past 2^64 is no address.
             if layout.offsets, given > UInt64.max - textBase {

@@ -7,7 +7,7 @@ import SystemIO
 /// A write that fails is not ignored: a closed pipe (`EPIPE`, `payload-tool rows ... | head -1`)
 /// ends the run at once as `SIGPIPE` would; any other error (a full disk, `/dev/full`) is kept in
 /// `failure`, later output is dropped, and the executable reports it and exits 1.
-public final class FileDescriptorOutput: TextOutputStream {
+public final class FileDescriptorOutput: TextOutputStream, ByteOutputStream {
     private let descriptor: Int32
     /// What the stream is called in messages, e.g. `standard output`.
     public let name: String
@@ -26,6 +26,12 @@ public final class FileDescriptorOutput: TextOutputStream {
         guard failure == nil else { return }
         var string = string
         string.withUTF8 { buffer.append(contentsOf: $0) }
+        if buffer.count >= flushThreshold { flush() }
+    }
+
+    public func write(bytes: UnsafeRawBufferPointer) {
+        guard failure == nil else { return }
+        buffer.append(contentsOf: bytes)
         if buffer.count >= flushThreshold { flush() }
     }
 
@@ -55,4 +61,25 @@ public struct StreamReference<Target: TextOutputStream & AnyObject>: TextOutputS
     public var target: Target
     public init(_ target: Target) { self.target = target }
     public mutating func write(_ string: String) { target.write(string) }
+}
+
+/// A stream that also takes UTF-8 bytes as they are: output made as bytes skips the `String` a
+/// `write` needs (making one from a 64 KB block validated and copied it, a twentieth of a warm run).
+/// Conformers write to a shared target (a class, or a reference to one): `writeUTF8` writes
+/// through the copy a cast makes.
+public protocol ByteOutputStream {
+    mutating func write(bytes: UnsafeRawBufferPointer)
+}
+
+extension StreamReference: ByteOutputStream where Target: ByteOutputStream {
+    public mutating func write(bytes: UnsafeRawBufferPointer) { target.write(bytes: bytes) }
+}
+
+/// Writes `bytes` (UTF-8) to `stream`: as they are when it takes bytes, else as a `String`.
+func writeUTF8(_ bytes: UnsafeRawBufferPointer, to stream: inout some TextOutputStream) {
+    if var direct = stream as? any ByteOutputStream {
+        direct.write(bytes: bytes)
+    } else {
+        stream.write(String(decoding: bytes, as: UTF8.self))
+    }
 }

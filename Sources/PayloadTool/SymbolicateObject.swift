@@ -67,30 +67,44 @@ enum SymbolicateObject {
     /// `0x1f2e` (hex) or `7982` (decimal), as atos and llvm-symbolizer read addresses; `nil` for
     /// anything else, including values past 2^64.
     static func parseAddress(_ bytes: ArraySlice<UInt8>) -> UInt64? {
-        var index = bytes.startIndex
+        bytes.withUnsafeBufferPointer(parseAddress)
+    }
+
+    static func parseAddress(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        var index = 0
         var radix: UInt64 = 10
-        if bytes.count > 2, bytes[index] == UInt8(ascii: "0"), bytes[index + 1] | 0x20 == UInt8(ascii: "x") {
+        if bytes.count > 2, bytes[0] == UInt8(ascii: "0"), bytes[1] | 0x20 == UInt8(ascii: "x") {
             radix = 16
-            index += 2
+            index = 2
         }
-        guard index < bytes.endIndex else { return nil }
+        guard index < bytes.count else { return nil }
+        // Up to 16 hex or 19 decimal digits cannot overflow: no check per digit.
+        let cannotOverflow = bytes.count - index <= (radix == 16 ? 16 : 19)
         var value: UInt64 = 0
-        while index < bytes.endIndex {
-            let byte = bytes[index]
-            let digit: UInt64
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt64(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16: digit = UInt64(byte - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F") where radix == 16: digit = UInt64(byte - UInt8(ascii: "A") + 10)
-            default: return nil
+        while index < bytes.count {
+            let digit = UInt64(digitValues[Int(bytes[index])])
+            guard digit < radix else { return nil }
+            if cannotOverflow {
+                value = value &* radix &+ digit
+            } else {
+                let (shifted, overflow) = value.multipliedReportingOverflow(by: radix)
+                let (sum, carry) = shifted.addingReportingOverflow(digit)
+                guard !overflow, !carry else { return nil }
+                value = sum
             }
-            let (shifted, overflow) = value.multipliedReportingOverflow(by: radix)
-            let (sum, carry) = shifted.addingReportingOverflow(digit)
-            guard !overflow, !carry else { return nil }
-            value = sum
             index += 1
         }
         return value
+    }
+
+    /// Each byte's value as a hex digit (either case), 255 for a byte that is none.
+    private static let digitValues: [UInt8] = (0..<256).map { byte in
+        switch UInt8(byte) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(byte) - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt8(byte) - UInt8(ascii: "A") + 10
+        default: 255
+        }
     }
 }
 
@@ -174,17 +188,22 @@ struct AddressBatch {
 
     private mutating func endLine(_ line: inout LineState) {
         line.number += 1
-        var first = line.start
-        var last = data.count
-        while first < last, data[first] == 32 || data[first] == 9 || data[first] == 13 { first += 1 }
-        while last > first, data[last - 1] == 32 || data[last - 1] == 9 || data[last - 1] == 13 { last -= 1 }
+        let (first, last, address) = data.withUnsafeBufferPointer { data in
+            var first = line.start
+            var last = data.count
+            func isSpace(_ byte: UInt8) -> Bool { byte == 32 || byte == 9 || byte == 13 }
+            while first < last, isSpace(data[first]) { first += 1 }
+            while last > first, isSpace(data[last - 1]) { last -= 1 }
+            let address = SymbolicateObject.parseAddress(UnsafeBufferPointer(rebasing: data[first..<last]))
+            return (first, last, address)
+        }
         if line.length > Self.longestLine {
             overlongLines[spans.count] = line.length
             spans.append((line.start, data.count, line.number))
             add(nil)
         } else if first < last {
             spans.append((first, last, line.number))
-            add(SymbolicateObject.parseAddress(data[first..<last]))
+            add(address)
         } else {
             data.removeSubrange(line.start...)
         }

@@ -49,6 +49,13 @@ final class TextBytes: ByteSink {
         count += bytes.count
     }
 
+    /// Appends a copy of bytes `range` of this buffer.
+    func appendCopy(of range: Range<Int>) {
+        if count + range.count > capacity { grow(to: count + range.count) }
+        (start + count).copyMemory(from: start + range.lowerBound, byteCount: range.count)
+        count += range.count
+    }
+
     /// Room for `extra` more bytes, and the place they go: the caller writes them, then `advance`s.
     @inline(__always) func reserve(_ extra: Int) -> UnsafeMutableRawPointer {
         if count + extra > capacity { grow(to: count + extra) }

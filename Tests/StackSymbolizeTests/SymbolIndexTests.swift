@@ -106,3 +106,30 @@ import Testing
         #expect(((try? indexFiles()) ?? []).isEmpty)
     }
 }
+
+/// The bucket table that narrows the search of the sampled starts: for any address, the count of
+/// samples at or below it lies within the bounds it gives (gaps, dense runs, repeats, the ends).
+@Suite struct SampleBucketsTests {
+    @Test func boundsHoldTheCountOfSamplesAtOrBelowEveryAddress() {
+        var generator = SystemRandomNumberGenerator()
+        for trial in 0..<40 {
+            let count = trial == 0 ? 0 : Int.random(in: 1...3_000, using: &generator)
+            let spread: UInt64 = [0x100, 0x1_0000, 0x4000_0000, 0xffff_ffff][trial % 4]
+            let base = UInt64.random(in: 0...0x1_0000_0000, using: &generator)
+            let samples = (0..<count).map { _ in base + UInt64.random(in: 0...spread, using: &generator) }.sorted()
+            let buckets = SampleBuckets(samples)
+            var probes = samples + samples.map { $0 &- 1 } + samples.map { $0 &+ 1 } + [0, base, .max, .max - 1]
+            probes += (0..<500).map { _ in base &+ UInt64.random(in: 0...(spread + 10), using: &generator) }
+            for address in probes {
+                var expected = 0
+                var above = samples.count
+                while expected < above {
+                    let middle = (expected + above) / 2
+                    if samples[middle] <= address { expected = middle + 1 } else { above = middle }
+                }
+                let (low, high) = buckets.candidates(address, sampleCount: samples.count)
+                #expect(low <= expected && expected <= high, "trial \(trial): \(address) has \(expected) at or below, bounds \(low)..\(high)")
+            }
+        }
+    }
+}
