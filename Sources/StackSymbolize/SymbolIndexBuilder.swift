@@ -38,15 +38,33 @@ enum SymbolIndexBuilder {
         /// returns the innermost one's index.
         mutating func record(_ answer: RawLookup) -> UInt32 {
             var current = none
+            // Neighbouring points mostly share their outer frames (the same function, another
+            // line): a frame equal to the previous answer's at the same depth, under the same
+            // parents, is that answer's record, found without hashing its strings again.
+            var sharing = answer.functionStart == previousStart
+            var chain: [(frame: RawFrame, number: UInt32)] = []
+            chain.reserveCapacity(answer.frames.count)
             for (position, frame) in answer.frames.reversed().enumerated() {
-                current = location(
-                    Location(
-                        name: string(frame.linkageName ?? frame.plainName), file: string(frame.file),
-                        line: frame.line.map { UInt32(clamping: $0) } ?? none, parent: current, inlined: frame.isInlined,
-                        isLinkage: frame.linkageName != nil, start: position == 0 ? answer.functionStart ?? 0 : 0))
+                if sharing, position < previousChain.count, previousChain[position].frame == frame {
+                    current = previousChain[position].number
+                } else {
+                    sharing = false
+                    current = location(
+                        Location(
+                            name: string(frame.linkageName ?? frame.plainName), file: string(frame.file),
+                            line: frame.line.map { UInt32(clamping: $0) } ?? none, parent: current, inlined: frame.isInlined,
+                            isLinkage: frame.linkageName != nil, start: position == 0 ? answer.functionStart ?? 0 : 0))
+                }
+                chain.append((frame, current))
             }
+            previousChain = chain
+            previousStart = answer.functionStart
             return current
         }
+
+        /// The last recorded answer's frames, outermost first, with their records, and its start.
+        private var previousChain: [(frame: RawFrame, number: UInt32)] = []
+        private var previousStart: UInt64?
 
         /// One entry per distinct point, holding the direct lookup's answer there. (A method, not a
         /// closure over the part: a closure capturing it paid a dynamic exclusivity check per access.)
@@ -77,14 +95,17 @@ enum SymbolIndexBuilder {
     /// so an index can never say something else than the debug file; between two points that
     /// answer cannot change. Entries are not deduplicated here: the merge does it once the parts'
     /// points are interleaved.
-    static func part(_ image: DebugImage, units: Range<Int>, extraPoints: [[UInt64]], outsideUnits: [UInt64]) -> Part {
+    static func part(_ image: DebugImage, units: UnitShare, extraPoints: [[UInt64]], outsideUnits: [UInt64]) -> Part {
         var part = Part()
+        var units = units
         // What the units read leaves behind (the file's resident pages, libdw's data for every unit
-        // it has read, the names read) is let go every sixteenth of the part: a build reads the
+        // it has read, the names read) is let go every sixteenth of the units: a build reads the
         // whole file, and each thread has its own mapping of it, libdw handle and name caches.
-        let releaseEvery = max(units.count / 16, 1)
-        for (position, unitIndex) in units.enumerated() {
-            if position > 0, position % releaseEvery == 0 { image.releaseBatchMemory() }
+        let releaseEvery = max(units.share / 16, 1)
+        var done = 0
+        while let unitIndex = units.take() {
+            if done > 0, done % releaseEvery == 0 { image.releaseBatchMemory() }
+            done += 1
             let unit = image.wholeUnit(unitIndex)
             var boundaries: [UInt64] = unit.lineAddress
             for range in unit.nodeRanges where range.low != 0 {
@@ -99,14 +120,37 @@ enum SymbolIndexBuilder {
         return part
     }
 
-    /// Builds the index with two threads (each its own libdw handle, half the units) and writes it
+    /// The units one thread of a build takes: every `stride`th from `first`. Units run from a few
+    /// bytes to megabytes, and halves fixed by count or by bytes left one thread idle for a fifth
+    /// of the build; taking turns spreads the large units over both, and unlike a shared counter
+    /// it makes the same index file every time (each part's numbering follows its units' order).
+    struct UnitShare {
+        let count: Int
+        private var next: Int
+        private let stride: Int
+
+        init(count: Int, first: Int = 0, stride: Int = 1) {
+            self.count = count
+            next = first
+            self.stride = stride
+        }
+
+        var share: Int { max(0, (count - next + stride - 1) / stride) }
+
+        mutating func take() -> Int? {
+            guard next < count else { return nil }
+            defer { next += stride }
+            return next
+        }
+    }
+
+    /// Builds the index with two threads (each its own libdw handle, every other unit) and writes it
     /// to `path` through a temporary name and a rename, so a reader never sees half a file and two
     /// builders racing both end with a whole one.
     static func build(_ image: DebugImage, to path: String) throws(SymbolizeError) {
         // A file direct mode refuses gets no index either: the same error, never answers.
         if let problem = image.dwarfProblem { throw SymbolizeError.corrupt(path: image.path, problem) }
         let count = image.unitCount
-        let middle = count / 2
         let symbols = image.functionSymbols
         // Symbol starts and ends inside the units' ranges (outside them the index's own symbol
         // table answers, as the direct path's fallback does), and the units' own range ends: each
@@ -127,11 +171,13 @@ enum SymbolIndexBuilder {
         var first: Part
         var others: [Part] = []
         if count >= 8, ProcessInfo.processInfo.activeProcessorCount > 1, let second = try? image.reopened() {
-            let secondHalf = SecondThread { [unitPoints] in part(second, units: middle..<count, extraPoints: unitPoints, outsideUnits: []) }
-            first = part(image, units: 0..<middle, extraPoints: unitPoints, outsideUnits: outsideUnits)
+            let secondHalf = SecondThread { [unitPoints] in
+                part(second, units: UnitShare(count: count, first: 1, stride: 2), extraPoints: unitPoints, outsideUnits: [])
+            }
+            first = part(image, units: UnitShare(count: count, first: 0, stride: 2), extraPoints: unitPoints, outsideUnits: outsideUnits)
             others = [secondHalf.join()]
         } else {
-            first = part(image, units: 0..<count, extraPoints: unitPoints, outsideUnits: outsideUnits)
+            first = part(image, units: UnitShare(count: count), extraPoints: unitPoints, outsideUnits: outsideUnits)
         }
         try write(
             merge(consume first, consume others), symbols: symbols, symbolNames: symbols.map { image.name(of: $0) },
@@ -208,14 +254,16 @@ enum SymbolIndexBuilder {
         let simplifiedOf = addSimplifiedNames(to: &withSymbols, symbolNames: symbolNameIndexes)
         let strings = withSymbols.strings
         let part = withSymbols
-        var blob: [UInt8] = []
+        // The string bytes go to the file string by string (a blob of them all was 33 MB more at
+        // the peak of a build); only their offsets are counted first.
+        var blobCount = 0
         var offsets: [UInt32] = []
         offsets.reserveCapacity(strings.count + 1)
         for string in strings {
-            offsets.append(UInt32(blob.count))
-            blob.append(contentsOf: string.utf8)
+            offsets.append(UInt32(truncatingIfNeeded: blobCount))
+            blobCount += string.utf8.count
         }
-        offsets.append(UInt32(blob.count))
+        offsets.append(UInt32(truncatingIfNeeded: blobCount))
         // Starts are written as 32-bit offsets from the lowest one (SymbolIndexFormat).
         let functionStarts = part.table.lazy.map(\.start).filter { $0 != 0 }
         let addressBase = min(part.starts.first ?? textBase, functionStarts.min() ?? .max)
@@ -223,7 +271,7 @@ enum SymbolIndexBuilder {
             guard address >= addressBase, address - addressBase < UInt64(UInt32.max) else { return nil }
             return UInt32(address - addressBase)
         }
-        guard part.table.count < Int(SymbolIndexFormat.parentMask), offset(part.starts.last ?? addressBase) != nil,
+        guard part.table.count < Int(SymbolIndexFormat.parentMask), blobCount < Int(UInt32.max), offset(part.starts.last ?? addressBase) != nil,
             functionStarts.allSatisfy({ offset($0) != nil })
         else {
             throw SymbolizeError.unsupported(path: path, SymbolIndexFormat.imageTooLarge)
@@ -240,7 +288,7 @@ enum SymbolIndexBuilder {
         file.append(UInt64(part.table.count))
         file.append(UInt64(symbols.count))
         file.append(UInt64(strings.count))
-        file.append(UInt64(blob.count))
+        file.append(UInt64(blobCount))
         file.append(textBase)
         file.append(addressBase)
         for start in part.starts { file.append(offset(start)!) }
@@ -266,7 +314,7 @@ enum SymbolIndexBuilder {
         for stringOffset in offsets { file.append(stringOffset) }
         for simplified in simplifiedOf { file.append(simplified) }
         file.pad()
-        file.append(bytes: blob)
+        for string in strings { file.append(utf8: string) }
         file.pad()
         for position in stride(from: 0, to: part.starts.count, by: SymbolIndex.blockSize) { file.append(offset(part.starts[position])!) }
         file.pad()
@@ -308,10 +356,11 @@ private struct IndexFileWriter {
         if buffer.count >= Self.chunk { flush(checksummed: true) }
     }
 
-    mutating func append(bytes: [UInt8]) {
-        flush(checksummed: true)
-        bytes.withUnsafeBytes { write($0, checksummed: true) }
-        total += bytes.count
+    mutating func append(utf8 text: String) {
+        var text = text
+        text.withUTF8 { buffer.append(contentsOf: $0) }
+        total += text.utf8.count
+        if buffer.count >= Self.chunk { flush(checksummed: true) }
     }
 
     mutating func pad() { while total % 8 != 0 { append(UInt8(0)) } }

@@ -35,7 +35,7 @@ enum SymbolIndexFormat {
     static let none: UInt32 = .max
     static let headerSize = 72
     /// Why an image gets no index; `BuildSymbolizer` then answers it directly.
-    static let imageTooLarge = "code spans 4 GB or more, or has too many locations, for a symbol index"
+    static let imageTooLarge = "code spans 4 GB or more, or has too many locations or names, for a symbol index"
     static let locationSize = 20
     static let inlinedFlag: UInt32 = 1 << 30
     static let linkageFlag: UInt32 = 1 << 31
