@@ -19,6 +19,8 @@ final class SymbolIndex {
     let textBase: UInt64
     /// Entry and function starts are stored as 32-bit offsets from this address.
     private let addressBase: UInt64
+    /// Symbol starts are stored as 32-bit offsets from this address.
+    private let symbolBase: UInt64
     private let file: MappedFile
     private let entryCount: Int
     private let locationCount: Int
@@ -63,12 +65,13 @@ final class SymbolIndex {
         let blobSize = try count(48)
         textBase = try view.u64(56)
         addressBase = try view.u64(64)
+        symbolBase = try view.u64(72)
         func aligned(_ value: Int) -> Int { (value + 7) & ~7 }
         startsOffset = SymbolIndexFormat.headerSize
         entryLocationsOffset = aligned(startsOffset + entryCount * 4)
         locationsOffset = aligned(entryLocationsOffset + entryCount * 4)
         symbolsOffset = aligned(locationsOffset + locationCount * SymbolIndexFormat.locationSize)
-        stringOffsetsOffset = symbolsOffset + symbolCount * 24
+        stringOffsetsOffset = symbolsOffset + symbolCount * SymbolIndexFormat.symbolSize
         simplifiedOffset = stringOffsetsOffset + (stringCount + 1) * 4
         blobOffset = aligned(simplifiedOffset + stringCount * 4)
         let samplesOffset = aligned(blobOffset + blobSize)
@@ -200,10 +203,10 @@ final class SymbolIndex {
     /// two threads: `place(of:using:)` and `visitFrames` then change nothing in the index.
     func readThroughMapping() {
         pages.useMapping()
-        // The symbols' starts, every 24 bytes in the file, as one dense array: the search for an
+        // The symbols' starts, every 12 bytes in the file, as one dense array: the search for an
         // address DWARF does not cover then misses the cache a few times, not on every step (it
         // was a sixth of a warm run of a million distinct addresses).
-        if symbolStarts == nil { symbolStarts = (0..<symbolCount).map { u64(symbolsOffset + $0 * 24) } }
+        if symbolStarts == nil { symbolStarts = (0..<symbolCount).map(symbolStart) }
         // Every 16th entry start, in memory: the search within a 256-entry block then reads one
         // 64-byte line of the mapping instead of eight scattered ones.
         if finerSamples == nil {
@@ -259,9 +262,9 @@ final class SymbolIndex {
         switch place {
         case .nothing: return
         case .symbol(let symbol):
-            let at = symbolsOffset + symbol * 24
-            let start = u64(at)
-            guard let name = simplifiedBytes(u32(at + 16)) else { return }
+            let at = symbolsOffset + symbol * SymbolIndexFormat.symbolSize
+            let start = symbolStart(symbol)
+            guard let name = simplifiedBytes(u32(at + 8)) else { return }
             visit(FrameBytes(simplifiedName: name, file: nil, line: nil, isInlined: false), start)
         case .location(let location):
             var start: UInt64 = 0
@@ -309,6 +312,10 @@ final class SymbolIndex {
         return pages.bytes((blobOffset + start)..<(blobOffset + end), slot: slot)
     }
 
+    @inline(__always) private func symbolStart(_ symbol: Int) -> UInt64 {
+        symbolBase &+ UInt64(u32(symbolsOffset + symbol * SymbolIndexFormat.symbolSize))
+    }
+
     private func symbolPlace(_ address: UInt64) -> Place {
         var low = 0
         var high = symbolCount
@@ -320,13 +327,12 @@ final class SymbolIndex {
         } else {
             while low < high {
                 let middle = (low + high) >> 1
-                if u64(symbolsOffset + middle * 24) <= address { low = middle + 1 } else { high = middle }
+                if symbolStart(middle) <= address { low = middle + 1 } else { high = middle }
             }
         }
         guard low > 0 else { return .nothing }
-        let at = symbolsOffset + (low - 1) * 24
-        let start = u64(at)
-        let size = u64(at + 8)
+        let start = symbolStart(low - 1)
+        let size = UInt64(u32(symbolsOffset + (low - 1) * SymbolIndexFormat.symbolSize + 4))
         // As `DebugImage.symbol(containing:)`: sizes are bounded when the table is loaded.
         guard address - start < size else { return .nothing }
         return .symbol(low - 1)
@@ -334,9 +340,10 @@ final class SymbolIndex {
 
     func symbolAnswer(_ symbol: Int) -> RawLookup {
         pages.settle()
-        let at = symbolsOffset + symbol * 24
-        let start = u64(at)
-        guard let name = string(u32(at + 16)) else { return RawLookup(source: .none, frames: []) }
+        let start = symbolStart(symbol)
+        guard let name = string(u32(symbolsOffset + symbol * SymbolIndexFormat.symbolSize + 8)) else {
+            return RawLookup(source: .none, frames: [])
+        }
         return RawLookup(
             source: .symbolTable, frames: [RawFrame(linkageName: name, plainName: nil, file: nil, line: nil, isInlined: false)],
             functionStart: start)

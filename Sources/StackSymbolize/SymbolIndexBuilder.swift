@@ -271,8 +271,11 @@ enum SymbolIndexBuilder {
             guard address >= addressBase, address - addressBase < UInt64(UInt32.max) else { return nil }
             return UInt32(address - addressBase)
         }
+        // Symbols are stored as 32-bit offsets from the lowest and 32-bit sizes.
+        let symbolBase = symbols.lazy.map(\.address).min() ?? 0
         guard part.table.count < Int(SymbolIndexFormat.parentMask), blobCount < Int(UInt32.max), offset(part.starts.last ?? addressBase) != nil,
-            functionStarts.allSatisfy({ offset($0) != nil })
+            functionStarts.allSatisfy({ offset($0) != nil }),
+            symbols.allSatisfy({ $0.address - symbolBase < UInt64(UInt32.max) && $0.size < UInt64(UInt32.max) })
         else {
             throw SymbolizeError.unsupported(path: path, SymbolIndexFormat.imageTooLarge)
         }
@@ -291,6 +294,7 @@ enum SymbolIndexBuilder {
         file.append(UInt64(blobCount))
         file.append(textBase)
         file.append(addressBase)
+        file.append(symbolBase)
         for start in part.starts { file.append(offset(start)!) }
         file.pad()
         for location in part.locations { file.append(location) }
@@ -306,10 +310,9 @@ enum SymbolIndexBuilder {
         }
         file.pad()
         for (index, symbol) in symbols.enumerated() {
-            file.append(symbol.address)
-            file.append(symbol.size)
+            file.append(UInt32(symbol.address - symbolBase))
+            file.append(UInt32(symbol.size))
             file.append(symbolNameIndexes[index])
-            file.append(UInt32(0))
         }
         for stringOffset in offsets { file.append(stringOffset) }
         for simplified in simplifiedOf { file.append(simplified) }

@@ -4,15 +4,16 @@
 // in place; nothing is parsed when it is opened.
 //
 // Layout, little-endian, every array 8-byte aligned:
-//   header (72 bytes): magic "YUISYMX1", version, reserved, entry count, location count,
-//                      symbol count, string count, string bytes, text base, address base
+//   header (80 bytes): magic "YUISYMX1", version, reserved, entry count, location count,
+//                      symbol count, string count, string bytes, text base, address base, symbol base
 //   entry starts      UInt32 × entries: offsets from the address base (sorted; each entry runs to
 //                     the next one's start)
 //   entry locations   UInt32 × entries (a location index, or `none` for a gap)
 //   locations         20 bytes each: name, file, line, parent with the flags in its top two bits
 //                     (bit 30 inlined, bit 31 a linkage name; `parentMask` for no parent), function
 //                     start (offset from the address base + 1; 0 for none)
-//   symbols           24 bytes each: address, size (UInt64), name (UInt32), pad — the symbol-table fallback
+//   symbols           12 bytes each: start (offset from the symbol base), size, name (UInt32 each) —
+//                     the symbol-table fallback
 //   string offsets    UInt32 × (strings + 1)
 //   simplified names  UInt32 × strings: for a string that is a name (a location's or a symbol's),
 //                     the string holding its simplified form (`Type.member`), demangled and
@@ -25,7 +26,8 @@
 // Offsets from the lowest start keep an image's addresses in 32 bits (version 5; version 3 stored
 // 64-bit starts and 32-byte locations, 1.2× SymCache's size): an image whose code spans 4 GB or
 // more, or has 2^30 location records, gets no index (`unsupported`). Version 6 added the simplified
-// names, so text output is written from the index's own bytes with nothing demangled at lookup time.
+// names, so text output is written from the index's own bytes with nothing demangled at lookup time,
+// and stored symbols in 12 bytes instead of 24 (the index stays smaller than Sentry's SymCache).
 
 /// The constants of the layout above, shared by the builder and the reader.
 enum SymbolIndexFormat {
@@ -33,7 +35,8 @@ enum SymbolIndexFormat {
     static let version: UInt32 = 6
     /// No string, no line, no parent, no location: a missing value in any UInt32 field.
     static let none: UInt32 = .max
-    static let headerSize = 72
+    static let headerSize = 80
+    static let symbolSize = 12
     /// Why an image gets no index; `BuildSymbolizer` then answers it directly.
     static let imageTooLarge = "code spans 4 GB or more, or has too many locations or names, for a symbol index"
     static let locationSize = 20
