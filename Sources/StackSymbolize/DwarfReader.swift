@@ -226,11 +226,14 @@ final class DwarfReader {
     /// Units whose bytes could not be walked, so libdw walked them (tests expect none on the fixtures).
     private(set) var unitsWalkedByLibdw = 0
 
-    /// Units whose line table libdw read because `LineProgram` could not (DWARF 5 ones, for now).
+    /// Units whose line table libdw read because `LineProgram` could not.
     private(set) var unitsLinedByLibdw = 0
 
     /// `.debug_line` as stored (nil when compressed or absent).
     private lazy var rawLineSection: UnsafeRawBufferPointer? = ElfSectionLookup.rawSection(named: ".debug_line", in: elf)
+    /// `.debug_str` and `.debug_line_str` as stored, for DWARF 5 line program headers.
+    private lazy var rawStringSection: UnsafeRawBufferPointer? = ElfSectionLookup.rawSection(named: ".debug_str", in: elf)
+    private lazy var rawLineStringSection: UnsafeRawBufferPointer? = ElfSectionLookup.rawSection(named: ".debug_line_str", in: elf)
 
     /// Reads the unit's line program over the section bytes; false when libdw must.
     private func readLineProgram(of unitDIE: inout DwarfDIE, at dieOffset: UInt64, wanted: [UInt64]?, into unit: inout DecodedUnit) -> Bool {
@@ -238,7 +241,11 @@ final class DwarfReader {
             let header = DWARFUnitHeader(info, at: Int(start)), let offset = unitDIE.statementListOffset(), offset < UInt64(section.count)
         else { return false }
         let compDir = unitDIE.compilationDirectory()
-        guard let program = LineProgram(section, at: Int(offset), addressSize: header.addressSize, compilationDirectory: compDir) else {
+        guard
+            let program = LineProgram(
+                section, at: Int(offset), addressSize: header.addressSize, compilationDirectory: compDir, strings: rawStringSection,
+                lineStrings: rawLineStringSection)
+        else {
             return false
         }
         LineTableReader.read(program: program, compDir: compDir, wanted: wanted, into: &unit)

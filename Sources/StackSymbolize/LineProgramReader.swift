@@ -1,11 +1,13 @@
-/// A DWARF 2-4 line program read from `.debug_line` as stored: the rows and file names libdw's
+/// A DWARF 2-5 line program read from `.debug_line` as stored: the rows and file names libdw's
 /// `dwarf_getsrclines` and `dwarf_getsrcfiles` give for the unit, or `nil` where this reader is not
-/// sure to give the same (DWARF 5 headers, `DW_LNE_define_file`, VLIW operation indexes, values
-/// libdw's row fields cannot hold, bytes that run out); libdw then reads the unit.
+/// sure to give the same (`DW_LNE_define_file`, VLIW operation indexes, DWARF 5 entry forms other
+/// than inline, `.debug_str` and `.debug_line_str` strings and plain numbers, values libdw's row
+/// fields cannot hold, bytes that run out); libdw then reads the unit.
 ///
 /// Why not libdw: it decodes the whole program into a linked list, sorts it with `qsort` and keeps
 /// it until `dwarf_end`, and `dwarf_getsrcfiles` does all of that too. That was an eighth of a cold
-/// batch on docc (188 of 1,466 million instructions).
+/// batch on docc (188 of 1,466 million instructions), and clang's DWARF 5 units, left to libdw,
+/// a tenth of one on swift-build-sdk-interfaces.
 struct LineProgram {
     struct Row {
         var address: UInt64
@@ -18,14 +20,19 @@ struct LineProgram {
     /// Sorted as libdw sorts them: by address, an end of sequence before other rows at its
     /// address, otherwise in program order.
     var rows: [Row]
-    /// The file table as libdw joins it: index 0 is `???`, then each file of the header, an
-    /// absolute name as it is, a relative one after its directory (the compilation directory for
-    /// directory 0, nothing when there is none).
+    /// The file table as libdw joins it, an absolute name as it is, a relative one after its
+    /// directory. DWARF 2-4: index 0 is `???`, then each file of the header, directory 0 being the
+    /// compilation directory (nothing when there is none). DWARF 5: the header's files from index
+    /// 0, its directories from index 0.
     var fileNames: [[UInt8]]
 
     /// Reads the program at `offset` of `section` for a unit whose addresses are `addressSize`
-    /// bytes, with `compilationDirectory` (DW_AT_comp_dir) as directory 0.
-    init?(_ section: UnsafeRawBufferPointer, at offset: Int, addressSize: Int, compilationDirectory: [UInt8]?) {
+    /// bytes, with `compilationDirectory` (DW_AT_comp_dir) as directory 0 before DWARF 5, and
+    /// `strings` and `lineStrings` (`.debug_str`, `.debug_line_str`) for DWARF 5's string forms.
+    init?(
+        _ section: UnsafeRawBufferPointer, at offset: Int, addressSize: Int, compilationDirectory: [UInt8]?,
+        strings: UnsafeRawBufferPointer? = nil, lineStrings: UnsafeRawBufferPointer? = nil
+    ) {
         guard offset >= 0, offset < section.count else { return nil }
         var reader = ByteReader(section, at: offset)
         guard let length32 = reader.fixed(4) else { return nil }
@@ -40,9 +47,13 @@ struct LineProgram {
         }
         guard length <= UInt64(section.count - reader.position) else { return nil }
         let end = reader.position + Int(length)
-        guard let version = reader.fixed(2), (2...4).contains(version), let headerLength = reader.fixed(offsetSize),
-            headerLength <= UInt64(end - reader.position)
-        else { return nil }
+        guard let version = reader.fixed(2), (2...5).contains(version) else { return nil }
+        if version >= 5 {
+            // The header's own address size must be the unit's, with no segment selector.
+            guard end - reader.position >= 2, reader.u8() == UInt8(truncatingIfNeeded: addressSize), addressSize < 256, reader.u8() == 0
+            else { return nil }
+        }
+        guard let headerLength = reader.fixed(offsetSize), headerLength <= UInt64(end - reader.position) else { return nil }
         let programStart = reader.position + Int(headerLength)
         guard let minimumInstructionLength = reader.u8() else { return nil }
         var maximumOperations: UInt8 = 1
@@ -61,32 +72,44 @@ struct LineProgram {
             guard let value = reader.u8() else { return nil }
             standardLengths[index] = value
         }
-        // Include directories, directory 0 being the compilation directory.
-        var directories: [[UInt8]?] = [compilationDirectory]
-        while true {
-            let start = reader.position
-            guard reader.cString() else { return nil }
-            if reader.position == start + 1 { break }
-            directories.append(Array(UnsafeRawBufferPointer(rebasing: section[start..<(reader.position - 1)])))
-        }
-        var files: [[UInt8]] = [Array("???".utf8)]
-        while true {
-            let start = reader.position
-            guard reader.cString() else { return nil }
-            if reader.position == start + 1 { break }
-            let name = UnsafeRawBufferPointer(rebasing: section[start..<(reader.position - 1)])
-            guard let directory = reader.uleb(), directory < UInt64(directories.count), reader.uleb() != nil, reader.uleb() != nil else {
-                return nil
+        var files: [[UInt8]]
+        if version >= 5 {
+            var entries = EntryReader(
+                reader: reader, end: programStart, offsetSize: offsetSize, strings: strings, lineStrings: lineStrings)
+            guard let found = entries.files() else { return nil }
+            files = found
+            reader.position = entries.reader.position
+        } else {
+            // Include directories, directory 0 being the compilation directory.
+            var directories: [[UInt8]?] = [compilationDirectory]
+            while true {
+                let start = reader.position
+                guard reader.cString() else { return nil }
+                if reader.position == start + 1 { break }
+                directories.append(Array(UnsafeRawBufferPointer(rebasing: section[start..<(reader.position - 1)])))
             }
-            if name.first == UInt8(ascii: "/") {
-                files.append(Array(name))
-            } else if let base = directories[Int(directory)] {
-                files.append(base + [UInt8(ascii: "/")] + Array(name))
-            } else {
-                files.append(Array(name))
+            files = [Array("???".utf8)]
+            while true {
+                let start = reader.position
+                guard reader.cString() else { return nil }
+                if reader.position == start + 1 { break }
+                let name = UnsafeRawBufferPointer(rebasing: section[start..<(reader.position - 1)])
+                guard let directory = reader.uleb(), directory < UInt64(directories.count), reader.uleb() != nil, reader.uleb() != nil
+                else {
+                    return nil
+                }
+                if name.first == UInt8(ascii: "/") {
+                    files.append(Array(name))
+                } else if let base = directories[Int(directory)] {
+                    files.append(base + [UInt8(ascii: "/")] + Array(name))
+                } else {
+                    files.append(Array(name))
+                }
             }
         }
-        guard reader.position <= programStart else { return nil }
+        // libdw refuses a header that does not end where its length says (and reads a 4-byte
+        // offset of CUBINs just before the end: its, too).
+        guard reader.position == programStart else { return nil }
         fileNames = files
 
         // The state machine (DWARF 4, section 6.2.2), rows as libdw adds them.
@@ -190,5 +213,111 @@ struct LineProgram {
     private static func before(_ left: Row, _ right: Row) -> Bool {
         if left.address != right.address { return left.address < right.address }
         return left.endsSequence && !right.endsSequence
+    }
+}
+
+/// The directory and file tables of a DWARF 5 line program header, read as libdw reads them: each
+/// entry's `DW_LNCT_path` and `DW_LNCT_directory_index`, every other field skipped by its form.
+private struct EntryReader {
+    var reader: ByteReader
+    let end: Int
+    let offsetSize: Int
+    let strings: UnsafeRawBufferPointer?
+    let lineStrings: UnsafeRawBufferPointer?
+
+    /// The files, each joined to its directory (an absolute name kept as it is); nil for anything
+    /// this reader leaves to libdw.
+    mutating func files() -> [[UInt8]]? {
+        guard let directoryFormats = formats(), directoryFormats.isEmpty || directoryFormats.path != nil,
+            let directoryCount = reader.uleb(), directoryFormats.count > 0 || directoryCount == 0,
+            directoryCount <= UInt64(end - reader.position)
+        else { return nil }
+        var directories: [[UInt8]] = []
+        for _ in 0..<directoryCount {
+            guard let entry = entry(directoryFormats), let path = entry.path else { return nil }
+            directories.append(path)
+        }
+        guard let fileFormats = formats(), fileFormats.isEmpty || (fileFormats.path != nil && fileFormats.directory != nil),
+            let fileCount = reader.uleb(), fileFormats.count > 0 || fileCount == 0, fileCount <= UInt64(end - reader.position)
+        else { return nil }
+        // Index 0 is the first file of the table (libdw's `???` until one is there).
+        var files: [[UInt8]] = [Array("???".utf8)]
+        for index in 0..<fileCount {
+            guard let entry = entry(fileFormats), let name = entry.path, let directory = entry.directory,
+                directory < UInt64(directories.count)
+            else { return nil }
+            let joined = name.first == UInt8(ascii: "/") ? name : directories[Int(directory)] + [UInt8(ascii: "/")] + name
+            if index == 0 { files[0] = joined } else { files.append(joined) }
+        }
+        return files
+    }
+
+    struct Formats {
+        var forms: [UInt64] = []
+        var path: Int?
+        var directory: Int?
+        var count: Int { forms.count }
+        var isEmpty: Bool { forms.isEmpty }
+    }
+
+    /// An entry format: (content type, form) pairs.
+    private mutating func formats() -> Formats? {
+        guard reader.position < end, let count = reader.u8() else { return nil }
+        var formats = Formats()
+        for index in 0..<Int(count) {
+            // libdw keeps both in 16 bits: larger values are its to read.
+            guard reader.position < end, let content = reader.uleb(), content <= 0xffff, reader.position < end, let form = reader.uleb(),
+                form <= 0xffff
+            else { return nil }
+            formats.forms.append(form)
+            if content == 1 { formats.path = index }  // DW_LNCT_path
+            if content == 2 { formats.directory = index }  // DW_LNCT_directory_index
+        }
+        return formats
+    }
+
+    /// One entry's path and directory index.
+    private mutating func entry(_ formats: Formats) -> (path: [UInt8]?, directory: UInt64?)? {
+        var path: [UInt8]?
+        var directory: UInt64?
+        for (index, form) in formats.forms.enumerated() {
+            let start = reader.position
+            switch form {
+            case 0x08:  // DW_FORM_string
+                guard reader.cString(), reader.position <= end else { return nil }
+                if index == formats.path { path = Array(UnsafeRawBufferPointer(rebasing: reader.bytes[start..<(reader.position - 1)])) }
+            case 0x0e, 0x1f:  // DW_FORM_strp, DW_FORM_line_strp
+                guard end - reader.position >= offsetSize, let offset = reader.fixed(offsetSize) else { return nil }
+                if index == formats.path {
+                    guard let text = Self.string(form == 0x0e ? strings : lineStrings, at: offset) else { return nil }
+                    path = text
+                }
+            case 0x0b, 0x05, 0x06, 0x07:  // DW_FORM_data1, 2, 4, 8
+                let size = form == 0x0b ? 1 : form == 0x05 ? 2 : form == 0x06 ? 4 : 8
+                guard end - reader.position >= size, let value = reader.fixed(size) else { return nil }
+                if index == formats.directory { directory = value }
+            case 0x0f:  // DW_FORM_udata
+                guard let value = reader.uleb(), reader.position <= end else { return nil }
+                if index == formats.directory { directory = value }
+            case 0x1e:  // DW_FORM_data16 (an MD5)
+                guard end - reader.position >= 16, reader.skip(16) else { return nil }
+            case 0x09:  // DW_FORM_block
+                guard let length = reader.uleb(), length <= UInt64(end - reader.position), reader.skip(Int(length)) else { return nil }
+            default:
+                return nil
+            }
+            // A path or directory index in a form read above as something else: libdw's.
+            if index == formats.path, path == nil { return nil }
+            if index == formats.directory, directory == nil { return nil }
+        }
+        return (path, directory)
+    }
+
+    /// The NUL-terminated string at `offset` of `section`.
+    private static func string(_ section: UnsafeRawBufferPointer?, at offset: UInt64) -> [UInt8]? {
+        guard let section, offset < UInt64(section.count) else { return nil }
+        let rest = UnsafeRawBufferPointer(rebasing: section[Int(offset)...])
+        guard let terminator = rest.firstIndex(of: 0) else { return nil }
+        return Array(UnsafeRawBufferPointer(rebasing: rest[..<terminator]))
     }
 }

@@ -132,6 +132,39 @@ import Testing
         #expect(exercise(write(Array(elf.prefix(16)), "elf-16"))?.contains("elf-16") == true)
     }
 
+    /// The line program is read over the bytes (`LineProgram`, DWARF 2 to 5): a damaged header,
+    /// entry format, string offset or opcode never crashes a run; libdw reads what it cannot.
+    @Test func corruptLineProgramsNeverCrash() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let elf = Array(try Data(contentsOf: URL(fileURLWithPath: try Fixtures.path("other/yui-linux"))))
+        let addresses = try String(contentsOfFile: try Fixtures.path("expected/yui-linux.addresses"), encoding: .utf8)
+            .split(separator: "\n").compactMap { UInt64($0.dropFirst(2), radix: 16) }
+        // The ELF64 section headers: `.debug_line` and `.debug_line_str` by name.
+        func u64(_ at: Int) -> Int { (0..<8).reduce(0) { $0 | Int(elf[at + $1]) << (8 * $1) } }
+        func u16(_ at: Int) -> Int { Int(elf[at]) | Int(elf[at + 1]) << 8 }
+        let table = u64(0x28)
+        let count = u16(0x3c)
+        let names = u64(table + u16(0x3e) * 64 + 0x18)
+        var sections: [String: Range<Int>] = [:]
+        for index in 0..<count {
+            let header = table + index * 64
+            let nameStart = names + Int(UInt32(elf[header]) | UInt32(elf[header + 1]) << 8 | UInt32(elf[header + 2]) << 16)
+            let name = String(decoding: elf[nameStart...].prefix { $0 != 0 }, as: UTF8.self)
+            sections[name] = u64(header + 0x18)..<(u64(header + 0x18) + u64(header + 0x20))
+        }
+        let line = try #require(sections[".debug_line"])
+        let lineStrings = try #require(sections[".debug_line_str"])
+        var generator = SplitMix64(seed: 17)
+        for round in 0..<40 {
+            var bytes = elf
+            let target = round % 4 == 3 ? lineStrings : line
+            for _ in 0..<(1 + round % 6) {
+                bytes[target.lowerBound + Int(generator.next() % UInt64(target.count))] = UInt8(truncatingIfNeeded: generator.next())
+            }
+            _ = exercise(write(bytes, "line-\(round)"), addresses: addresses)
+        }
+    }
+
     @Test func notADebugFileIsSaidSo() {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = write(Array("just some text\n".utf8), "text")
