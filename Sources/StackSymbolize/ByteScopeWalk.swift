@@ -118,14 +118,19 @@ private struct SiblingLists {
         var levels: [Int32] = [0]
         var offset = firstChild
         while !levels.isEmpty, offset < cursor.unitEnd {
-            var reader = ByteReader(cursor.info, at: offset)
-            guard let code = reader.uleb() else { return false }
-            if code == 0 {
+            let entry: AbbreviationTable.Entry
+            let end: Int
+            let sibling: Int?
+            switch cursor.step(at: offset) {
+            case .endOfSiblings(let next):
                 levels.removeLast()
-                offset = reader.position
+                offset = next
                 continue
+            case .failed:
+                return false
+            case .entry(let found, let foundEnd, let foundSibling):
+                (entry, end, sibling) = (found, foundEnd, foundSibling)
             }
-            guard let entry = cursor.entry(at: offset), let (end, sibling) = cursor.attributesEnd(of: offset) else { return false }
             let list = levels[levels.count - 1]
             let childList = list >= 0 ? record(entry, at: offset, in: list) : -1
             if entry.hasChildren {
