@@ -2,10 +2,10 @@ import Foundation
 import StackSymbolize
 import SystemIO
 
-/// `symbolicate --object --index-folder` text output, written straight from the symbol index's
-/// bytes: no `SymbolicatedFrame`, no demangling, no `String` per answer (a million distinct
-/// addresses spent four fifths of their time there). The lines are `AnswerWriter.writeText`'s,
-/// byte for byte.
+/// `symbolicate --object --index-folder` text and folded output, written straight from the symbol
+/// index's bytes: no `SymbolicatedFrame`, no demangling, no `String` per answer (a million distinct
+/// addresses spent four fifths of their time there). The lines are `AnswerWriter.writeText`'s and
+/// `writeFolded`'s, byte for byte.
 ///
 /// The input goes in blocks; a large batch formats two blocks at once, one per core, and writes
 /// them in order, so memory holds two blocks of output, not the whole answer.
@@ -19,10 +19,11 @@ enum IndexedTextOutput {
     /// Writes the answers of `batch`, in input order; returns the error to print when the index
     /// changed under the run (what was written before it changed was checked and stands).
     static func write(
-        batch: AddressBatch, frames: IndexedFrames, offsets: Bool, image: String, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
-        minimumForThreads: Int = minimumForThreads, blockSize: Int = blockSize, to stdout: inout some TextOutputStream
+        batch: AddressBatch, frames: IndexedFrames, offsets: Bool, image: String, folded: Bool = false,
+        threads: Int = ProcessInfo.processInfo.activeProcessorCount, minimumForThreads: Int = minimumForThreads, blockSize: Int = blockSize,
+        to stdout: inout some TextOutputStream
     ) -> SymbolizeError? {
-        let layout = Layout(image: image, offsets: offsets)
+        let layout = Layout(image: image, offsets: offsets, folded: folded)
         let total = batch.addresses.count
         var cache = IndexedFrames.Cache()
         var out = TextBytes()
@@ -70,11 +71,14 @@ enum IndexedTextOutput {
         let image: String
         let imageColumn: [UInt8]
         let offsets: Bool
+        /// Folded stacks (`AnswerWriter.writeFolded`) instead of text lines.
+        let folded: Bool
 
-        init(image: String, offsets: Bool) {
+        init(image: String, offsets: Bool, folded: Bool) {
             self.image = image
             imageColumn = SymbolicateOutput.imageColumn(image)
             self.offsets = offsets
+            self.folded = folded
         }
     }
 
@@ -83,6 +87,10 @@ enum IndexedTextOutput {
         _ block: Range<Int>, of batch: AddressBatch, from frames: IndexedFrames, layout: Layout, cache: inout IndexedFrames.Cache,
         into out: inout TextBytes
     ) {
+        if layout.folded {
+            formatFolded(block, of: batch, from: frames, layout: layout, cache: &cache, into: &out)
+            return
+        }
         let textBase = frames.textBase
         for index in block {
             guard batch.valid[index] else {
@@ -125,6 +133,45 @@ enum IndexedTextOutput {
                 SymbolicateOutput.appendUnsymbolicated(
                     image: layout.image, address: given, offset: address &- textBase, lookupAddress: address, missingUUID: nil, into: &out)
             }
+        }
+    }
+
+    /// The folded-stack lines of inputs `block` (`AnswerWriter.writeFolded`'s): per address its
+    /// frames' simplified names, outermost first, `;` inside a name written as `,`, then ` 1`; an
+    /// address with nothing there is `image+0xoffset`; an input that is no address writes nothing.
+    static func formatFolded(
+        _ block: Range<Int>, of batch: AddressBatch, from frames: IndexedFrames, layout: Layout, cache: inout IndexedFrames.Cache,
+        into out: inout TextBytes
+    ) {
+        let textBase = frames.textBase
+        // The names of one answer, innermost first (copied: a name's bytes last only for its visit).
+        var names: [UInt8] = []
+        var nameEnds: [Int] = []
+        for index in block where batch.valid[index] {
+            let given = batch.addresses[index]
+            names.removeAll(keepingCapacity: true)
+            nameEnds.removeAll(keepingCapacity: true)
+            let beyondTheEnd = layout.offsets && given > UInt64.max - textBase
+            if !beyondTheEnd {
+                let address = layout.offsets ? textBase &+ given : given
+                _ = frames.frames(at: address, cache: &cache) { frame, _ in
+                    for byte in frame.simplifiedName { names.append(byte == UInt8(ascii: ";") ? UInt8(ascii: ",") : byte) }
+                    nameEnds.append(names.count)
+                }
+            }
+            if nameEnds.isEmpty {
+                let offset = beyondTheEnd || layout.offsets ? given : given &- textBase
+                out.append(Array("\(layout.image)+\(SymbolicateOutput.hex(offset)) 1\n".utf8))
+                continue
+            }
+            names.withUnsafeBytes { bytes in
+                for position in nameEnds.indices.reversed() {
+                    let start = position == 0 ? 0 : nameEnds[position - 1]
+                    out.append(bytes: UnsafeRawBufferPointer(rebasing: bytes[start..<nameEnds[position]]))
+                    if position > 0 { out.append(UInt8(ascii: ";")) }
+                }
+            }
+            out.append(" 1\n")
         }
     }
 }

@@ -36,10 +36,12 @@ enum SymbolicateObject {
                 stderr.write("error: \(object): no debug file (Mach-O, .dSYM bundle or ELF) found\n")
                 return PayloadTool.exitFailure
             }
-            if format == .text, let indexed = try symbolizer.indexedFrames(uuid: uuid) {
+            if format != .json, let indexed = try symbolizer.indexedFrames(uuid: uuid) {
                 progress.erase()
                 let image = (indexed.debugFile as NSString).lastPathComponent
-                if let problem = IndexedTextOutput.write(batch: batch, frames: indexed, offsets: offsets, image: image, to: &stdout) {
+                if let problem = IndexedTextOutput.write(
+                    batch: batch, frames: indexed, offsets: offsets, image: image, folded: format == .folded, to: &stdout)
+                {
                     stderr.write("error: \(problem)\n")
                     return PayloadTool.exitFailure
                 }

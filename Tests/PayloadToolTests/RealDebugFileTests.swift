@@ -358,7 +358,7 @@ struct Agreement {
     }
 }
 
-/// Text output from an index is written straight from the index's bytes (`IndexedTextOutput`),
+/// Text and folded output from an index is written straight from the index's bytes (`IndexedTextOutput`),
 /// in blocks, on two threads for a large batch: the same bytes as direct mode, whichever way the
 /// batch is cut, on the fixtures and the real files, with inputs that are no address, addresses
 /// with nothing there, and `--offsets` past the end.
@@ -381,14 +381,22 @@ struct Agreement {
         let frames = try #require(try symbolizer.indexedFrames(uuid: uuid))
         let batch = AddressBatch.gather(arguments: addresses, stdin: FileHandle.nullDevice)
         let image = (frames.debugFile as NSString).lastPathComponent
+        let directFolded = CommandRun(
+            ["symbolicate", "--object", object, "--uuid", uuid, "--folded"] + (offsets ? ["--offsets"] : []),
+            stdin: addresses.joined(separator: "\n") + "\n")
+        #expect(directFolded.stdout.split(separator: "\n").count == addresses.count - 2, "\(expected): a folded line per address")
         // One thread reading its own pages, then two threads on the mapping in blocks of 1, 7 and 4096.
         for (threads, blockSize) in [(1, 4096), (2, 1), (2, 7), (2, 4096)] {
-            var written = ""
-            let problem = IndexedTextOutput.write(
-                batch: batch, frames: frames, offsets: offsets, image: image, threads: threads, minimumForThreads: threads > 1 ? 0 : .max,
-                blockSize: blockSize, to: &written)
-            #expect(problem == nil)
-            #expect(written == direct.stdout, "\(expected): \(threads) threads, blocks of \(blockSize)")
+            for folded in [false, true] {
+                var written = ""
+                let problem = IndexedTextOutput.write(
+                    batch: batch, frames: frames, offsets: offsets, image: image, folded: folded, threads: threads,
+                    minimumForThreads: threads > 1 ? 0 : .max, blockSize: blockSize, to: &written)
+                #expect(problem == nil)
+                #expect(
+                    written == (folded ? directFolded.stdout : direct.stdout),
+                    "\(expected): \(threads) threads, blocks of \(blockSize), \(folded ? "folded" : "text")")
+            }
         }
     }
 }
