@@ -11,6 +11,26 @@ enum NumberText {
     }
 }
 
+/// The decimal digits of an unsigned number, made without a String or an array (a number per
+/// field of a million rows, or per frame of a million answers).
+public enum DecimalDigits {
+    /// Calls `body` with the digits of `magnitude`, most significant first.
+    @inline(__always)
+    public static func with<Result>(_ magnitude: UInt64, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        var rest = magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
+        return withUnsafeMutableBytes(of: &digits) { buffer in
+            var position = buffer.count
+            repeat {
+                position -= 1
+                buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            return body(UnsafeRawBufferPointer(rebasing: buffer[position...]))
+        }
+    }
+}
+
 enum JSONText {
     /// Appends UTF-8 `content` escaped for a JSON string (quotes not included).
     static func appendEscaped(_ content: some Sequence<UInt8>, to out: inout [UInt8]) {

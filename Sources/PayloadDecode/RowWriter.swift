@@ -206,17 +206,7 @@ public struct RowWriter: Sendable {
     /// Decimal digits of an integer, without a String.
     static func appendInteger<T: BinaryInteger>(_ value: T, to out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
-        var magnitude = UInt64(value.magnitude)
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var position = buffer.count
-            repeat {
-                position -= 1
-                buffer[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            out.append(contentsOf: buffer[position...])
-        }
+        DecimalDigits.with(UInt64(value.magnitude)) { out.append(contentsOf: $0) }
     }
 
     /// `bytes` between `quote`s, each `quote` inside doubled: CSV's quoting and SQL's literals.

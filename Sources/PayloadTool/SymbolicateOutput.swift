@@ -156,34 +156,15 @@ enum SymbolicateOutput {
             out.append(UInt8(ascii: "-"))
             magnitude = 0 &- value
         }
-        // Digits written from the end of a fixed buffer (an array per number showed in warm runs).
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var position = buffer.count
-            repeat {
-                position -= 1
-                buffer[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            out.append(bytes: UnsafeRawBufferPointer(rebasing: buffer[position...]))
-        }
+        DecimalDigits.with(magnitude) { out.append(bytes: $0) }
     }
 
     /// The first column of a text line: `value` left-aligned in 4 columns (one space after longer
     /// numbers).
     static func appendIndexColumn(_ value: Int, into out: inout some ByteSink) {
-        var digits: (UInt64, UInt64, UInt64) = (0x2020_2020_2020_2020, 0x2020_2020_2020_2020, 0x2020_2020_2020_2020)
-        var magnitude = UInt64(value)
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            // The digits end at column 20; the spaces after them pad to 4 columns, at least one.
-            var position = 20
-            repeat {
-                position -= 1
-                buffer[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            let width = 20 - position
-            out.append(bytes: UnsafeRawBufferPointer(rebasing: buffer[position..<(20 + max(1, 4 - width))]))
+        DecimalDigits.with(UInt64(value)) { digits in
+            out.append(bytes: digits)
+            for _ in 0..<max(1, 4 - digits.count) { out.append(UInt8(ascii: " ")) }
         }
     }
 
