@@ -337,7 +337,7 @@ public final class BuildSymbolizer {
     private func sourceFrames(_ lookup: RawLookup) -> [SourceFrame] {
         lookup.frames.map { raw -> SourceFrame in
             let stored = raw.linkageName ?? raw.plainName ?? "??"
-            let (full, simple) = names.names(for: stored)
+            let (full, simple) = names.names(for: stored, simplified: raw.simplifiedName)
             return SourceFrame(
                 linkageName: raw.linkageName, function: full, simplifiedName: simple, file: raw.file, line: raw.line, isInlined: raw.isInlined)
         }

@@ -2,16 +2,24 @@
 struct NameCache {
     private var known: [String: (String, String)] = [:]
 
-    mutating func names(for stored: String) -> (full: String, simplified: String) {
+    /// - Parameter simplified: the simplified form when it is known already (a symbol index stores
+    ///   the one `simplifiedName` gives): only the full name is then demangled.
+    mutating func names(for stored: String, simplified: String? = nil) -> (full: String, simplified: String) {
         var found = ("", "")
         // One hash for a hit or a miss: the entry is found or made once and filled in place (a
         // lookup then an insert hashed each new name twice, a twelfth of the names' cost).
-        Self.fill(&known[stored, default: ("", "")], stored, &found)
+        Self.fill(&known[stored, default: ("", "")], stored, simplified, &found)
         return found
     }
 
-    private static func fill(_ entry: inout (String, String), _ stored: String, _ found: inout (String, String)) {
-        if entry.0.isEmpty { entry = computed(stored) }
+    private static func fill(_ entry: inout (String, String), _ stored: String, _ simplified: String?, _ found: inout (String, String)) {
+        if entry.0.isEmpty {
+            if let simplified {
+                entry = (SwiftNames.demangle(stored) ?? stored, simplified)
+            } else {
+                entry = computed(stored)
+            }
+        }
         found = entry
     }
 

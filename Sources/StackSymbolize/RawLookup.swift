@@ -5,6 +5,8 @@ struct RawFrame: Sendable, Hashable {
     var file: String?
     var line: Int?
     var isInlined: Bool
+    /// The name's simplified form, when the answer comes from a symbol index (which stores it).
+    var simplifiedName: String? = nil
 }
 
 /// What one address resolved to in one debug image.

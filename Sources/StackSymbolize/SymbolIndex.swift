@@ -178,7 +178,8 @@ final class SymbolIndex {
         var steps = 0
         while current != none, Int(current) < locationCount, steps < 256 {
             let at = locationsOffset + Int(current) * SymbolIndexFormat.locationSize
-            let name = string(u32(at))
+            let nameIndex = u32(at)
+            let name = string(nameIndex)
             let file = string(u32(at + 4))
             let line = u32(at + 8)
             let parentAndFlags = u32(at + 12)
@@ -186,7 +187,8 @@ final class SymbolIndex {
             frames.append(
                 RawFrame(
                     linkageName: isLinkage ? name : nil, plainName: isLinkage ? nil : name, file: file,
-                    line: line == none ? nil : Int(line), isInlined: parentAndFlags & SymbolIndexFormat.inlinedFlag != 0))
+                    line: line == none ? nil : Int(line), isInlined: parentAndFlags & SymbolIndexFormat.inlinedFlag != 0,
+                    simplifiedName: name == nil ? nil : simplifiedString(nameIndex)))
             let startField = u32(at + 16)
             start = startField == 0 ? 0 : addressBase &+ UInt64(startField - 1)
             let parent = parentAndFlags & SymbolIndexFormat.parentMask
@@ -298,6 +300,12 @@ final class SymbolIndex {
         }
     }
 
+    /// The simplified form of name string `index`, as a String.
+    private func simplifiedString(_ index: UInt32) -> String? {
+        guard index != none, Int(index) < stringCount else { return nil }
+        return string(u32(simplifiedOffset + Int(index) * 4))
+    }
+
     /// The simplified form of name string `index`, in place.
     private func simplifiedBytes(_ index: UInt32) -> UnsafeRawBufferPointer? {
         guard index != none, Int(index) < stringCount else { return nil }
@@ -341,11 +349,13 @@ final class SymbolIndex {
     func symbolAnswer(_ symbol: Int) -> RawLookup {
         pages.settle()
         let start = symbolStart(symbol)
-        guard let name = string(u32(symbolsOffset + symbol * SymbolIndexFormat.symbolSize + 8)) else {
-            return RawLookup(source: .none, frames: [])
-        }
+        let nameIndex = u32(symbolsOffset + symbol * SymbolIndexFormat.symbolSize + 8)
+        guard let name = string(nameIndex) else { return RawLookup(source: .none, frames: []) }
         return RawLookup(
-            source: .symbolTable, frames: [RawFrame(linkageName: name, plainName: nil, file: nil, line: nil, isInlined: false)],
+            source: .symbolTable,
+            frames: [
+                RawFrame(linkageName: name, plainName: nil, file: nil, line: nil, isInlined: false, simplifiedName: simplifiedString(nameIndex))
+            ],
             functionStart: start)
     }
 }
