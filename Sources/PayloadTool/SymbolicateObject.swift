@@ -263,42 +263,63 @@ struct AnswerWriter {
         spans.append(from..<arena.count)
     }
 
-    mutating func writeJSON(to stdout: inout some TextOutputStream) {
-        // Per answer two parts, around the `input` field (the only one that depends on how the
-        // address was written).
-        for (slot, answer) in answers.enumerated() {
-            var head = "\"address\":"
-            SymbolicateOutput.jsonString(SymbolicateOutput.hex(lookups.distinct[slot]), into: &head)
-            SymbolicateOutput.jsonField("debug_file", answer.debugFile, into: &head)
-            head += ",\"frames\":["
-            for (position, source) in answer.frames.enumerated() {
-                if position > 0 { head += "," }
-                SymbolicateOutput.jsonSource(source, into: &head)
-            }
-            head += "]"
-            SymbolicateOutput.jsonField("function_start", answer.functionStart.map(SymbolicateOutput.hex), into: &head)
-            var tail = ""
-            SymbolicateOutput.jsonField("lookup_address", answer.lookupAddress.map(SymbolicateOutput.hex), into: &tail)
-            SymbolicateOutput.jsonField("status", answer.status.rawValue, into: &tail)
-            keep(head)
-            keep(tail + "}")
-            pieces.append(spans.count)
+    /// An answer's JSON object in two parts, around the `input` field (the only one that depends on
+    /// how the address was written).
+    private func jsonParts(_ slot: Int) -> (head: String, tail: String) {
+        let answer = answers[slot]
+        var head = "\"address\":"
+        SymbolicateOutput.jsonString(SymbolicateOutput.hex(lookups.distinct[slot]), into: &head)
+        SymbolicateOutput.jsonField("debug_file", answer.debugFile, into: &head)
+        head += ",\"frames\":["
+        for (position, source) in answer.frames.enumerated() {
+            if position > 0 { head += "," }
+            SymbolicateOutput.jsonSource(source, into: &head)
         }
+        head += "]"
+        SymbolicateOutput.jsonField("function_start", answer.functionStart.map(SymbolicateOutput.hex), into: &head)
+        var tail = ""
+        SymbolicateOutput.jsonField("lookup_address", answer.lookupAddress.map(SymbolicateOutput.hex), into: &tail)
+        SymbolicateOutput.jsonField("status", answer.status.rawValue, into: &tail)
+        return (head, tail + "}")
+    }
+
+    mutating func writeJSON(to stdout: inout some TextOutputStream) {
+        // Each distinct answer is formatted once, at its first occurrence; its bytes are kept only
+        // when it occurs again (a million distinct answers kept whole were half a gigabyte).
+        var occurs = [UInt8](repeating: 0, count: answers.count)
+        for slot in lookups.slots where slot >= 0 && occurs[Int(slot)] < 2 { occurs[Int(slot)] += 1 }
+        var keptAt = [Int32](repeating: -1, count: answers.count)
         // Written answer by answer: a million-address batch must not hold its whole JSON at once.
         out.append("[")
         for index in batch.addresses.indices {
             out.append(index == 0 ? "{" : ",{")
             let slot = Int(lookups.slots[index])
             if slot >= 0 {
-                out.append(arena, spans[pieces[slot]])
-                out.append(",\"input\":\"")
+                var input = "\"input\":\""
                 if batch.arguments.isEmpty {
-                    out.append(batch.data, batch.spans[index].from..<batch.spans[index].to)  // Only hex or decimal digits: nothing to escape.
+                    // Only hex or decimal digits: nothing to escape.
+                    input += String(decoding: batch.data[batch.spans[index].from..<batch.spans[index].to], as: UTF8.self)
                 } else {
-                    out.append(batch.arguments[index])
+                    input += batch.arguments[index]
                 }
-                out.append("\"")
-                out.append(arena, spans[pieces[slot] + 1])
+                input += "\""
+                if keptAt[slot] >= 0 {
+                    out.append(arena, spans[Int(keptAt[slot])])
+                    out.append(",")
+                    out.append(input)
+                    out.append(arena, spans[Int(keptAt[slot]) + 1])
+                } else {
+                    let (head, tail) = jsonParts(slot)
+                    out.append(head)
+                    out.append(",")
+                    out.append(input)
+                    out.append(tail)
+                    if occurs[slot] > 1 {
+                        keptAt[slot] = Int32(spans.count)
+                        keep(head)
+                        keep(tail)
+                    }
+                }
             } else {
                 var object = "\"frames\":[]"
                 SymbolicateOutput.jsonField("input", batch.text(index), into: &object)
