@@ -86,6 +86,45 @@ import Testing
         }
     }
 
+    /// An index whose checksum was made to fit its damaged body (a crafted file in the cache
+    /// folder): whatever its records, names and offsets say, lookups through every path (frames,
+    /// the text writer's bytes, two threads' mapping, the symbol table) end without a crash.
+    @Test func craftedIndexNeverCrashesALookup() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try BuildSymbolizer(debugFiles: [debugFile], indexFolder: indexFolder).symbolicate(stack)
+        let path = (indexFolder as NSString).appendingPathComponent(try #require(try indexFiles().first))
+        let whole = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        let body = SymbolIndexFormat.headerSize..<(whole.count - 8)
+        let addresses = stack.map { 0x1_0000_0000 &+ $0.offset } + [0, 0x1_0000_4000, .max]
+        var generator = SplitMix64(seed: 23)
+        var opened = 0
+        for round in 0..<300 {
+            var damaged = whole
+            for _ in 0..<(1 + round % 12) {
+                damaged[body.lowerBound + Int(generator.next() % UInt64(body.count))] = UInt8(truncatingIfNeeded: generator.next())
+            }
+            // The checksum made to fit: the damage is in what the records say, not caught at opening.
+            try Data(damaged).write(to: URL(fileURLWithPath: path))
+            let checksum = try IndexChecksum.of(path: path, length: whole.count - 8)
+            withUnsafeBytes(of: checksum.littleEndian) { damaged.replaceSubrange((whole.count - 8)..., with: $0) }
+            try Data(damaged).write(to: URL(fileURLWithPath: path))
+            guard let index = try? SymbolIndex(path: path) else { continue }
+            opened += 1
+            for address in addresses {
+                _ = index.lookup(address)
+            }
+            let frames = IndexedFrames(index: index, debugFile: debugFile)
+            var cache = IndexedFrames.Cache()
+            for pass in 0..<2 {
+                if pass == 1 { frames.readThroughMapping() }
+                for address in addresses {
+                    _ = frames.frames(at: address, cache: &cache) { frame, _ in _ = frame.simplifiedName.count + (frame.file?.count ?? 0) }
+                }
+            }
+        }
+        #expect(opened == 300, "every damaged index opens: its checksum fits")
+    }
+
     /// A debug file direct mode refuses (a unit libdw cannot read) is refused with the same error
     /// through the index, and no index is written for it.
     @Test func refusedFileIsRefusedThroughTheIndexToo() throws {
