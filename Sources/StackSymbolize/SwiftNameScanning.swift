@@ -145,8 +145,33 @@ extension SwiftNames {
         return end
     }
 
+    /// Whether `needle` occurs anywhere in `start..<end`, brackets or not: one comparison per byte,
+    /// where the bracket-aware scan below looks at each byte's kind. Most of the words looked for
+    /// (` with unmangled suffix `, ` in conformance `, ` in ` past the last context) are not there
+    /// at all: a third of the names' simplification was scanning for them.
+    static func occurs(_ needle: Bytes, in text: Bytes, _ start: Int, _ end: Int) -> Bool {
+        guard end - start >= needle.count else { return false }
+        return text.withUnsafeBufferPointer { bytes in
+            needle.withUnsafeBufferPointer { needle in
+                let first = needle[0]
+                var index = start
+                let last = end - needle.count
+                while index <= last {
+                    if bytes[index] == first {
+                        var matched = 1
+                        while matched < needle.count, bytes[index + matched] == needle[matched] { matched += 1 }
+                        if matched == needle.count { return true }
+                    }
+                    index += 1
+                }
+                return false
+            }
+        }
+    }
+
     /// The first occurrence of `needle` outside brackets, in `start..<end`.
     static func topLevelFind(_ needle: Bytes, in text: Bytes, _ start: Int, _ end: Int) -> Int? {
+        guard occurs(needle, in: text, start, end) else { return nil }
         let first = needle[0]
         var depth = 0
         var index = start
@@ -174,6 +199,7 @@ extension SwiftNames {
 
     /// The last occurrence of `needle` outside brackets, in `start..<end`.
     static func lastTopLevelFind(_ needle: Bytes, in text: Bytes, _ start: Int, _ end: Int) -> Int? {
+        guard occurs(needle, in: text, start, end) else { return nil }
         let first = needle[0]
         var found: Int?
         var depth = 0

@@ -231,11 +231,11 @@ extension SwiftNames {
     /// `Module.Type.member(args) -> R` or `Module.Type.prop.getter : T` → path components.
     static func entityPath(_ text: Bytes, _ start: Int, _ end: Int) -> [String] {
         var components: [String] = []
-        var current: Bytes = []
+        var current = ComponentBytes()
         var index = start
         func flush() {
-            if !current.isEmpty { components.append(String(decoding: current, as: UTF8.self)) }
-            current.removeAll(keepingCapacity: true)
+            if !current.isEmpty { components.append(current.string(in: text)) }
+            current = ComponentBytes()
         }
         while index < end {
             let byte = text[index]
@@ -257,7 +257,7 @@ extension SwiftNames {
                 if let found = firstIndex(of: discriminator, in: text, index + 1, groupEnd),
                     !text[(index + 1)..<groupEnd].contains(UInt8(ascii: "("))
                 {
-                    current.append(contentsOf: text[(index + 1)..<found])
+                    current.append((index + 1)..<found, of: text)
                     index = groupEnd
                     continue
                 }
@@ -294,7 +294,7 @@ extension SwiftNames {
                 // the path's cost).
                 var runEnd = index + 1
                 while runEnd < end, !isPathBreak(text[runEnd]) { runEnd += 1 }
-                current.append(contentsOf: text[index..<runEnd])
+                current.append(index..<runEnd, of: text)
                 index = runEnd
                 continue
             }
@@ -302,6 +302,37 @@ extension SwiftNames {
         }
         flush()
         return components
+    }
+
+    /// A path component as `entityPath` gathers it: nearly always one run of the text, kept as its
+    /// range; bytes of its own only when pieces that do not touch are joined (a private name's
+    /// discriminator left out). A byte array per component was a tenth of the simplification.
+    struct ComponentBytes {
+        private var run: Range<Int>?
+        private var joined: Bytes?
+
+        var isEmpty: Bool { joined?.isEmpty ?? (run?.isEmpty ?? true) }
+
+        mutating func append(_ range: Range<Int>, of text: Bytes) {
+            guard !range.isEmpty else { return }
+            if joined != nil {
+                joined!.append(contentsOf: text[range])
+            } else if let current = run, !current.isEmpty {
+                if current.upperBound == range.lowerBound {
+                    run = current.lowerBound..<range.upperBound
+                } else {
+                    joined = Array(text[current]) + text[range]
+                }
+            } else {
+                run = range
+            }
+        }
+
+        func string(in text: Bytes) -> String {
+            if let joined { return String(decoding: joined, as: UTF8.self) }
+            guard let run else { return "" }
+            return text.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[run]), as: UTF8.self) }
+        }
     }
 
     /// The bytes `entityPath` acts on; every other byte belongs to the current component.
