@@ -175,17 +175,19 @@ extension SwiftNames {
         let first = needle[0]
         var depth = 0
         var index = start
-        while index < end {
-            let byte = text[index]
-            if byte == first, depth == 0, matches(text, index, end, needle) { return index }
-            // Most bytes are letters: no bracket, dot or operator to look at.
-            if !isStructural(byte) {
-                index += 1
-                continue
+        return text.withUnsafeBufferPointer { bytes -> Int? in
+            while index < end {
+                let byte = bytes[index]
+                if byte == first, depth == 0, matches(text, index, end, needle) { return index }
+                // Most bytes are letters: no bracket, dot or operator to look at.
+                if !isStructural(byte) {
+                    index += 1
+                    continue
+                }
+                index = scanStep(text, index, end, &depth)
             }
-            index = scanStep(text, index, end, &depth)
+            return nil
         }
-        return nil
     }
 
     /// The bytes `scanStep` does more than step over: brackets and the dot before an operator.
