@@ -94,9 +94,12 @@ final class DebugImage {
     /// decoded units kept for single lookups and the names read (per DIE and per symbol; an index
     /// build would otherwise keep every name of the file twice, once per thread). The answers hold
     /// their own strings by then.
-    func releaseBatchMemory() {
+    ///
+    /// - Parameter renewingLibdw: false keeps libdw's handle (an index build, which goes on reading
+    ///   units: a new handle interns every unit before the next one again).
+    func releaseBatchMemory(renewingLibdw: Bool = true) {
         releaseResidentPages()
-        reader.dropLibdwCaches()
+        if renewingLibdw { reader.dropLibdwCaches() }
         decodedUnits.removeAll()
         nameCache.removeAll()
         symbolNames.removeAll()

@@ -104,7 +104,7 @@ enum SymbolIndexBuilder {
         let releaseEvery = max(units.share / 16, 1)
         var done = 0
         while let unitIndex = units.take() {
-            if done > 0, done % releaseEvery == 0 { image.releaseBatchMemory() }
+            if done > 0, done % releaseEvery == 0 { image.releaseBatchMemory(renewingLibdw: false) }
             done += 1
             let unit = image.wholeUnit(unitIndex)
             var boundaries: [UInt64] = unit.lineAddress
