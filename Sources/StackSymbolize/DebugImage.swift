@@ -27,12 +27,12 @@ final class DebugImage {
     /// loading), once per symbol: it names the outermost frame of every answer in the symbol, and
     /// one string shared by those answers is one allocation instead of one per answer.
     func name(of symbol: SymbolEntry) -> String {
-        if let known = symbolNames[symbol.nameOffset] { return known }
+        if let known = symbolNames[UInt64(truncatingIfNeeded: symbol.nameOffset)] { return known }
         let name = readName(of: symbol)
-        symbolNames[symbol.nameOffset] = name
+        symbolNames.set(UInt64(truncatingIfNeeded: symbol.nameOffset), name)
         return name
     }
-    private var symbolNames: [Int: String] = [:]
+    private var symbolNames = WordMap<String>()
 
     private func readName(of symbol: SymbolEntry) -> String {
         let bytes = nameBytes
@@ -41,7 +41,7 @@ final class DebugImage {
         while end < bytes.count, bytes[end] != 0 { end += 1 }
         return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[symbol.nameOffset..<end]), as: UTF8.self)
     }
-    private var nameCache: [UInt64: (linkage: String?, plain: String?)] = [:]
+    private var nameCache = WordMap<(linkage: String?, plain: String?)>()
 
     /// Opens an ELF file.
     init(elfPath: String) throws(SymbolizeError) {
@@ -261,7 +261,7 @@ final class DebugImage {
         if name.linkage == nil, let plain = name.plain, SwiftNames.isSwiftMangled(plain) || SwiftNames.isCxxMangled(plain) {
             name = (plain, nil)
         }
-        nameCache[dieOffset] = name
+        nameCache.set(dieOffset, name)
         return name
     }
 

@@ -118,3 +118,55 @@ struct WordsInterner {
         }
     }
 }
+
+/// A map from 64-bit keys (DIE offsets, symbol name offsets) to values, hashed as `WordsInterner`
+/// hashes: `Dictionary`'s seeded SipHash was most of a cached name lookup, made for every frame of
+/// every point an index build answers.
+struct WordMap<Value> {
+    private var keys: [UInt64] = []
+    private var values: [Value] = []
+    /// Slot → entry number + 1 (0: empty).
+    private var slots: [UInt32] = Array(repeating: 0, count: 1 << 8)
+
+    subscript(key: UInt64) -> Value? {
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: mix(key)) & mask
+        while slots[slot] != 0 {
+            let number = Int(slots[slot] - 1)
+            if keys[number] == key { return values[number] }
+            slot = (slot + 1) & mask
+        }
+        return nil
+    }
+
+    /// Sets the value of `key`, replacing the one it had.
+    mutating func set(_ key: UInt64, _ value: Value) {
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: mix(key)) & mask
+        while slots[slot] != 0 {
+            let number = Int(slots[slot] - 1)
+            if keys[number] == key {
+                values[number] = value
+                return
+            }
+            slot = (slot + 1) & mask
+        }
+        keys.append(key)
+        values.append(value)
+        slots[slot] = UInt32(keys.count)
+        if keys.count * 2 > slots.count { grow() }
+    }
+
+    /// Empties the map and lets go of its storage (a batch's end releases what it read).
+    mutating func removeAll() { self = WordMap() }
+
+    private mutating func grow() {
+        slots = Array(repeating: 0, count: slots.count * 2)
+        let mask = slots.count - 1
+        for (number, key) in keys.enumerated() {
+            var slot = Int(truncatingIfNeeded: mix(key)) & mask
+            while slots[slot] != 0 { slot = (slot + 1) & mask }
+            slots[slot] = UInt32(number + 1)
+        }
+    }
+}
