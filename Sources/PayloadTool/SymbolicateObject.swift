@@ -48,6 +48,7 @@ enum SymbolicateObject {
                 return failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
             }
             lookups = DistinctAddresses(batch)
+            symbolizer.makesFullNames = format == .json
             answers = try symbolizer.lookup(addresses: lookups.distinct, uuid: uuid, offsets: offsets)
             progress.erase()
         } catch {

@@ -12,6 +12,18 @@ public final class BuildSymbolizer {
     private var images: [Int: DebugImage] = [:]
     private var openFailures: [Int: SymbolizeError] = [:]
     private var names = NameCache()
+
+    /// Whether frames carry full demangled names (`SourceFrame.function`). Text and folded output
+    /// print only simplified names: without full names a frame's `function` is its stored
+    /// (linkage) name, and Swift names are read straight to their simplified form, at a fraction
+    /// of the cost. Setting it starts a new name cache.
+    public var makesFullNames: Bool {
+        get { names.makesFullNames }
+        set {
+            names = NameCache()
+            names.makesFullNames = newValue
+        }
+    }
     /// Folder of on-disk symbol indexes; `nil` looks up in the debug files directly.
     private let indexFolder: String?
     private var indexes: [Int: SymbolIndex] = [:]

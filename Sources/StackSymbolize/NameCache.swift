@@ -1,6 +1,12 @@
 /// Demangled and simplified names, computed once per symbol.
 struct NameCache {
     private var known: [String: (String, String)] = [:]
+    private var reader = MangledSwiftName()
+    /// Whether the full demangled name is made too. Text and folded output print only simplified
+    /// names, which `MangledSwiftName` reads straight from the mangling; the runtime's full
+    /// demangling was then half of the names' cost. Without it a frame's full name is the stored
+    /// one.
+    var makesFullNames = true
 
     /// - Parameter simplified: the simplified form when it is known already (a symbol index stores
     ///   the one `simplifiedName` gives): only the full name is then demangled.
@@ -8,36 +14,43 @@ struct NameCache {
         var found = ("", "")
         // One hash for a hit or a miss: the entry is found or made once and filled in place (a
         // lookup then an insert hashed each new name twice, a twelfth of the names' cost).
-        Self.fill(&known[stored, default: ("", "")], stored, simplified, &found)
+        Self.fill(&known[stored, default: ("", "")], stored, simplified, makesFullNames, &reader, &found)
         return found
     }
 
-    private static func fill(_ entry: inout (String, String), _ stored: String, _ simplified: String?, _ found: inout (String, String)) {
+    private static func fill(
+        _ entry: inout (String, String), _ stored: String, _ simplified: String?, _ makesFullNames: Bool,
+        _ reader: inout MangledSwiftName, _ found: inout (String, String)
+    ) {
         if entry.0.isEmpty {
-            if let simplified {
-                entry = (SwiftNames.demangle(stored) ?? stored, simplified)
-            } else {
-                entry = computed(stored)
-            }
+            let simple = simplified ?? simplifiedName(stored, using: &reader)
+            entry = (makesFullNames ? SwiftNames.demangle(stored) ?? stored : stored, simple)
         }
         found = entry
     }
 
-    /// The simplified form `names(for:)` gives `stored`, computed without a cache (the index
-    /// builder computes each name once).
-    static func simplifiedName(_ stored: String) -> String { computed(stored).1 }
+    /// The simplified form of `stored`: read from the Swift mangling when `MangledSwiftName` reads
+    /// it, else simplified from the demangled text. The same in every path (a symbol index stores
+    /// this form; direct lookups compute it), so output with and without an index stays the same.
+    static func simplifiedName(_ stored: String, using reader: inout MangledSwiftName) -> String {
+        if let read = reader.simplifiedName(stored) { return read }
+        return textSimplifiedName(stored)
+    }
 
-    private static func computed(_ stored: String) -> (String, String) {
+    /// `simplifiedName(_:using:)` with a reader of its own.
+    static func simplifiedName(_ stored: String) -> String {
+        var reader = MangledSwiftName()
+        return simplifiedName(stored, using: &reader)
+    }
+
+    /// The simplified form through the runtime's full demangling and the text simplification
+    /// only: what `MangledSwiftName` is checked against.
+    static func textSimplifiedName(_ stored: String) -> String {
         let full = SwiftNames.demangle(stored) ?? stored
-        let simple: String
         if full == stored {
-            simple = SwiftNames.isSwiftMangled(stored) || SwiftNames.isCxxMangled(stored) ? stored : SwiftNames.simplified(stored)
-        } else if SwiftNames.isSwiftMangled(stored) {
-            simple = SwiftNames.simplifiedSwift(full)
-        } else {
-            simple = SwiftNames.simplifiedCxx(full)
+            return SwiftNames.isSwiftMangled(stored) || SwiftNames.isCxxMangled(stored) ? stored : SwiftNames.simplified(stored)
         }
-        return (full, simple)
+        return SwiftNames.isSwiftMangled(stored) ? SwiftNames.simplifiedSwift(full) : SwiftNames.simplifiedCxx(full)
     }
 
     /// Room for `count` more names, so a batch does not rehash the cache as it grows. Capped: a

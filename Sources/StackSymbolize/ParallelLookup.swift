@@ -41,11 +41,13 @@ enum ParallelLookup {
         image.adoptProblem(second.problem)
         let worker = second.image
         let secondAddresses = secondIndices.map { addresses[$0] }
+        let makesFullNames = names.makesFullNames
         let lookingUp = SecondThread { () -> sending (results: [RawLookup], names: NameCache) in
             worker.preloadSymbols()
             worker.adoptUnitMap(map)
             let results = worker.lookupBatch(secondAddresses)
             var secondNames = NameCache()
+            secondNames.makesFullNames = makesFullNames
             secondNames.warm(results)
             return (results, secondNames)
         }

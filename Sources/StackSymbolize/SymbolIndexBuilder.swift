@@ -235,8 +235,14 @@ enum SymbolIndexBuilder {
         let secondHalf = names[middle...].map { strings[$0] }
         let second =
             names.count >= 1_000 && ProcessInfo.processInfo.activeProcessorCount > 1
-            ? SecondThread { secondHalf.map(NameCache.simplifiedName) } : nil
-        var simplified = names[..<(second == nil ? names.count : middle)].map { NameCache.simplifiedName(strings[$0]) }
+            ? SecondThread {
+                var reader = MangledSwiftName()
+                return secondHalf.map { NameCache.simplifiedName($0, using: &reader) }
+            } : nil
+        var reader = MangledSwiftName()
+        var simplified = names[..<(second == nil ? names.count : middle)].map {
+            NameCache.simplifiedName(strings[$0], using: &reader)
+        }
         if let second { simplified += second.join() }
         var simplifiedOf = [UInt32](repeating: none, count: strings.count)
         for (position, name) in names.enumerated() { simplifiedOf[name] = part.string(simplified[position]) }

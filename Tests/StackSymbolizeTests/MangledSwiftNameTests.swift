@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+@testable import StackSymbolize
+
+/// The mangling reader (`MangledSwiftName`) must give every name it reads the simplified form the
+/// runtime's demangling and the text simplification give it, and must read most names: on every
+/// Swift function symbol of toolchain binaries, both ways compared.
+@Suite struct MangledSwiftNameTests {
+    static var toolchainBinaries: [String] {
+        ["swift-help", "swift-driver"].map { "/opt/swift/usr/bin/" + $0 }.filter { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    struct Comparison {
+        var read = 0
+        var skipped = 0
+        var skippedNames: [String] = []
+        var differing: [(name: String, expected: String, read: String)] = []
+    }
+
+    static func compare(_ names: some Sequence<String>) -> Comparison {
+        var reader = MangledSwiftName()
+        var comparison = Comparison()
+        for name in names where SwiftNames.isSwiftMangled(name) {
+            let expected = NameCache.textSimplifiedName(name)
+            guard let read = reader.simplifiedName(name) else {
+                comparison.skipped += 1
+                let failed = reader.failedAt
+                comparison.skippedNames.append(
+                    failed < 0 ? "\(name)\tafter" : "\(name)\t\(name.utf8.dropFirst(failed).prefix(3).map { String(UnicodeScalar($0)) }.joined())")
+                continue
+            }
+            comparison.read += 1
+            if read != expected { comparison.differing.append((name, expected, read)) }
+        }
+        return comparison
+    }
+
+    @Test(arguments: toolchainBinaries) func toolchainSymbols(_ path: String) throws {
+        let image = try DebugImage(elfPath: path)
+        let names = Set(image.functionSymbols.map { image.name(of: $0) })
+        let comparison = Self.compare(names)
+        for difference in comparison.differing.prefix(20) {
+            Issue.record("\(difference.name): \(difference.read), expected \(difference.expected)")
+        }
+        #expect(comparison.differing.isEmpty)
+        // Most names are read without the runtime.
+        #expect(comparison.read * 10 >= (comparison.read + comparison.skipped) * 8, "read \(comparison.read), skipped \(comparison.skipped)")
+    }
+
+    /// A larger corpus when one is at hand: `YUI_NAME_CORPUS` names a file of names, one a line
+    /// (the names of every symbol index of the eight toolchain binaries, for instance).
+    @Test func corpus() throws {
+        guard let path = ProcessInfo.processInfo.environment["YUI_NAME_CORPUS"] else { return }
+        let names = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
+            String($0.split(separator: "\t").first ?? "")
+        }
+        let comparison = Self.compare(names)
+        var report = "read \(comparison.read), skipped \(comparison.skipped), differing \(comparison.differing.count)\n"
+        for difference in comparison.differing {
+            report += "\(difference.name)\t\(difference.read)\t\(difference.expected)\n"
+        }
+        try report.write(toFile: path + ".report", atomically: true, encoding: .utf8)
+        try comparison.skippedNames.joined(separator: "\n").write(toFile: path + ".skipped", atomically: true, encoding: .utf8)
+        #expect(comparison.differing.isEmpty)
+    }
+
+    @Test func handWrittenShapes() {
+        var reader = MangledSwiftName()
+        let cases: [(String, String)] = [
+            ("$s4main3fooyyF", "foo"),
+            ("$s4main3FooV3baryySiF", "Foo.bar"),
+            ("$s4main3FooV1xSivg", "Foo.x"),
+            ("$s4main3FooV3baryyFyycfU_", "closure in Foo.bar"),
+        ]
+        for (mangled, expected) in cases {
+            #expect(reader.simplifiedName(mangled) == expected, "\(mangled)")
+            #expect(NameCache.textSimplifiedName(mangled) == expected, "\(mangled)")
+        }
+    }
+}
