@@ -65,6 +65,42 @@ import Testing
         #expect(comparison.differing.isEmpty)
     }
 
+    /// Names from debug files are untrusted bytes: damaged real names (cut, bytes changed,
+    /// pieces repeated) and random operator soup must come back as an answer or `nil`, never a
+    /// crash or a hang.
+    @Test func damagedNamesNeverCrash() throws {
+        let path = try #require(Self.toolchainBinaries.first)
+        let image = try DebugImage(elfPath: path)
+        let names = image.functionSymbols.map { image.name(of: $0) }.filter { $0.hasPrefix("$s") }
+        try #require(names.count > 1_000)
+        var random = SplitMix64(seed: 0x5EED)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$".utf8)
+        var reader = MangledSwiftName()
+        var answered = 0
+        for round in 0..<20_000 {
+            var bytes = Array(names[Int(random.next() % UInt64(names.count))].utf8)
+            switch round % 5 {
+            case 0: bytes = Array(bytes.prefix(2 + Int(random.next() % UInt64(bytes.count))))
+            case 1:
+                for _ in 0..<(1 + random.next() % 4) {
+                    bytes[2 + Int(random.next() % UInt64(bytes.count - 2))] = alphabet[Int(random.next() % UInt64(alphabet.count))]
+                }
+            case 2:
+                let start = 2 + Int(random.next() % UInt64(bytes.count - 2))
+                let piece = bytes[start..<min(bytes.count, start + 1 + Int(random.next() % 12))]
+                for _ in 0..<(1 + random.next() % 40) { bytes.insert(contentsOf: piece, at: start) }
+            case 3:
+                bytes = Array("$s".utf8) + (0..<(1 + random.next() % 64)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }
+            default:
+                // Deep nesting: many contexts, statics and closures on one name.
+                let piece = Array(["1aV", "Z", "yycfU_", "AA", "Sg", "y_G", "SiG", "1aL_V"][Int(random.next() % 8)].utf8)
+                for _ in 0..<(1 + random.next() % 2_000) { bytes.append(contentsOf: piece) }
+            }
+            if reader.simplifiedName(String(decoding: bytes, as: UTF8.self)) != nil { answered += 1 }
+        }
+        #expect(answered > 0)
+    }
+
     @Test func handWrittenShapes() {
         var reader = MangledSwiftName()
         let cases: [(String, String)] = [
