@@ -51,13 +51,13 @@ extension MangledSwiftName {
             while let top = stack.last, nodeKind(top) == .attribute { stack.removeLast() }
         }
         guard stack.count == 1, let root = stack.first else { return nil }
-        output.removeAll(keepingCapacity: true)
+        output.removeAll()
         if inlined {
             // `inlined generic function <...> of X` has no word the simplification peels: it
             // reads the first word, unless X brings ` in ` contexts of its own.
             var entity = root
             while nodeKind(entity) == .staticEntity { entity = child(entity, 0) }
-            path.removeAll(keepingCapacity: true)
+            path.removeAll()
             guard Self.isContext(nodeKind(entity)), appendPrefixPath(of: entity) else { return nil }
             return "inlined"
         }
@@ -85,14 +85,14 @@ extension MangledSwiftName {
             found = Self.isContext(nodeKind(root)) && appendChainName(root)
         }
         guard found, !output.isEmpty else { return nil }
-        return String(decoding: output, as: UTF8.self)
+        return String(decoding: output[0..<output.count], as: UTF8.self)
     }
 
     /// `protocol witness for P.member in conformance T : P in M` → `T.member`.
     private mutating func appendWitnessName(_ witness: Int32) -> Bool {
         var requirement = child(witness, 1)
         while nodeKind(requirement) == .staticEntity { requirement = child(requirement, 0) }
-        path.removeAll(keepingCapacity: true)
+        path.removeAll()
         guard appendPrefixPath(of: requirement) else { return false }
         let range = finishedRange(hasModule: true)
         guard range.count >= 2 else { return false }
@@ -122,7 +122,7 @@ extension MangledSwiftName {
         if nodeKind(type) == .boundGeneric { type = nodeValue(type) }
         // `any P` prints as `Module.P`.
         if nodeKind(type) == .existential, childCount(type) == 1 { type = child(type, 0) }
-        path.removeAll(keepingCapacity: true)
+        path.removeAll()
         guard Self.isNominalKind(nodeKind(type)), appendPrefixPath(of: type) else { return false }
         return appendPath(finishedRange(hasModule: true))
     }
@@ -138,7 +138,7 @@ extension MangledSwiftName {
     /// leading `closure in`, local declarations join the outermost path as its members.
     private mutating func appendChainName(_ entity: Int32) -> Bool {
         var closure = false
-        inner.removeAll(keepingCapacity: true)  // innermost first
+        inner.removeAll()  // innermost first
         var current = entity
         while true {
             let kind = nodeKind(current)
@@ -156,7 +156,7 @@ extension MangledSwiftName {
                 current = context
                 continue
             }
-            path.removeAll(keepingCapacity: true)
+            path.removeAll()
             if kind == .defaultArgument || kind == .variableInitializer || kind == .wrapperInitializer {
                 // `default argument 0 of Foo.bar`: the words are peeled and the path read, which
                 // holds only when nothing below prints ` in ` contexts of its own.
@@ -167,11 +167,12 @@ extension MangledSwiftName {
             }
             if appendPrefixPath(of: current) { return appendChain(closure: closure) }
             // A member of a local type, printed `member(...) in Visitor #1 in f`.
-            path.removeAll(keepingCapacity: true)
+            path.removeAll()
             guard let context = contextOf(current), isPrintedAfter(context), appendOwnComponents(current) else {
                 return false
             }
-            inner.append(contentsOf: path[finishedRange(hasModule: false)].reversed())
+            let own = finishedRange(hasModule: false)
+            for index in own.reversed() { inner.append(path[index]) }
             current = context
         }
     }
@@ -180,9 +181,9 @@ extension MangledSwiftName {
     private mutating func appendChain(closure: Bool) -> Bool {
         if closure { output.append(contentsOf: "closure in ".utf8) }
         guard appendPath(finishedRange(hasModule: true)) else { return false }
-        for name in inner.reversed() {
+        for index in stride(from: inner.count - 1, through: 0, by: -1) {
             output.append(UInt8(ascii: "."))
-            appendComponent(name)
+            appendComponent(inner[index])
         }
         return true
     }
@@ -329,7 +330,7 @@ extension MangledSwiftName {
 
     private mutating func appendComponent(_ component: Component) {
         if component < 0 {
-            output.append(contentsOf: Self.fixedWords[Int(-component)])
+            Self.fixedWords[Int(-component)].withUnsafeBufferPointer { output.append(contentsOf: $0) }
         } else if component & Self.dropsDollar != 0 {
             appendText(of: component & ~Self.dropsDollar, droppingFirst: 1)
         } else {

@@ -64,18 +64,18 @@ struct MangledSwiftName {
     /// simplification unwraps `Swift.Optional<...>`.
     static let describedType: Int32 = 0
 
-    private var nodes: [Node] = []
-    private var children: [Int32] = []
-    private var text: [UInt8] = []
-    var stack: [Int32] = []
-    /// The simplification's buffers (`MangledSwiftName+Simplified.swift`), kept between names.
-    var path: [Component] = []
-    var inner: [Component] = []
-    var output: [UInt8] = []
-    private var substitutions: [Int32] = []
-    private var words: [Range<Int>] = []
+    private let nodes = ScratchBuffer<Node>(capacity: 256)
+    private let children = ScratchBuffer<Int32>(capacity: 512)
+    private let text = ScratchBuffer<UInt8>(capacity: 1024)
+    let stack = ScratchBuffer<Int32>(capacity: 64)
+    /// The simplification's buffers (`MangledSwiftName+Simplified.swift`).
+    let path = ScratchBuffer<Component>(capacity: 32)
+    let inner = ScratchBuffer<Component>(capacity: 16)
+    let output = ScratchBuffer<UInt8>(capacity: 256)
+    private let substitutions = ScratchBuffer<Int32>(capacity: 64)
+    private let words = ScratchBuffer<ByteRun>(capacity: 26)
     /// The literal runs of identifiers so far, and how many of them `words` has read.
-    private var literalRuns: [Range<Int>] = []
+    private let literalRuns = ScratchBuffer<ByteRun>(capacity: 64)
     private var wordRunsRead = 0
     private var bytes = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
     private var swiftModule: Int32 = -1
@@ -87,17 +87,7 @@ struct MangledSwiftName {
     /// for finding what to read next.
     private(set) var failedAt = -1
 
-    init() {
-        path.reserveCapacity(32)
-        inner.reserveCapacity(16)
-        output.reserveCapacity(256)
-        nodes.reserveCapacity(256)
-        children.reserveCapacity(512)
-        text.reserveCapacity(1024)
-        stack.reserveCapacity(64)
-        substitutions.reserveCapacity(64)
-        words.reserveCapacity(26)
-    }
+    init() {}
 
     /// The simplified name of `name`, or `nil` when this reader does not read it (then the
     /// runtime's demangling and the text simplification give it).
@@ -115,13 +105,13 @@ struct MangledSwiftName {
         // `.resume.0`, `.cold.1`: an unmangled suffix, left out of the simplified name.
         var end = start + 2
         while end < bytes.count, bytes[end] != UInt8(ascii: ".") { end += 1 }
-        nodes.removeAll(keepingCapacity: true)
-        children.removeAll(keepingCapacity: true)
-        text.removeAll(keepingCapacity: true)
-        stack.removeAll(keepingCapacity: true)
-        substitutions.removeAll(keepingCapacity: true)
-        words.removeAll(keepingCapacity: true)
-        literalRuns.removeAll(keepingCapacity: true)
+        nodes.removeAll()
+        children.removeAll()
+        text.removeAll()
+        stack.removeAll()
+        substitutions.removeAll()
+        words.removeAll()
+        literalRuns.removeAll()
         wordRunsRead = 0
         self.bytes = bytes
         swiftModule = -1
@@ -218,14 +208,13 @@ struct MangledSwiftName {
     func textEquals(_ node: Int32, _ string: StaticString) -> Bool {
         let item = nodes[Int(node)]
         guard Int(item.textCount) == string.utf8CodeUnitCount else { return false }
-        return text.withUnsafeBufferPointer { bytes in
-            var index = 0
-            while index < Int(item.textCount) {
-                if bytes[Int(item.textStart) + index] != string.utf8Start[index] { return false }
-                index += 1
-            }
-            return true
+        let bytes = text.base + Int(item.textStart)
+        var index = 0
+        while index < Int(item.textCount) {
+            if bytes[index] != string.utf8Start[index] { return false }
+            index += 1
         }
+        return true
     }
 
     func textEquals(_ node: Int32, _ bytes: [UInt8]) -> Bool {
@@ -259,9 +248,7 @@ struct MangledSwiftName {
 
     func nodeText(_ node: Int32) -> String {
         let item = nodes[Int(node)]
-        return text.withUnsafeBufferPointer {
-            String(decoding: UnsafeBufferPointer(rebasing: $0[Int(item.textStart)..<Int(item.textStart + item.textCount)]), as: UTF8.self)
-        }
+        return String(decoding: text[Int(item.textStart)..<Int(item.textStart + item.textCount)], as: UTF8.self)
     }
 
     private mutating func textNode(_ kind: Kind, _ bytes: some Collection<UInt8>) -> Int32 {
@@ -558,13 +545,13 @@ struct MangledSwiftName {
                 let index = Int(Self.isLower(letter) ? letter - UInt8(ascii: "a") : letter - UInt8(ascii: "A"))
                 if Self.isUpper(letter) { usesWords = false }
                 guard wordsAvailable(index) else { return nil }
-                text.append(contentsOf: UnsafeBufferPointer(rebasing: parser.bytes[words[index]]))
+                text.append(contentsOf: UnsafeBufferPointer(rebasing: parser.bytes[words[index].range]))
             }
             if parser.nextIf(UInt8(ascii: "0")) { break }
             guard let count = parser.natural(), count > 0, parser.position + count <= parser.end else { return nil }
             let slice = parser.position..<(parser.position + count)
             text.append(contentsOf: UnsafeBufferPointer(rebasing: parser.bytes[slice]))
-            literalRuns.append(slice)
+            literalRuns.append(ByteRun(start: Int32(slice.lowerBound), end: Int32(slice.upperBound)))
             parser.position += count
         } while usesWords
         guard text.count > start else { return nil }
@@ -578,7 +565,7 @@ struct MangledSwiftName {
     /// needed: most names substitute few words or none, and the runs are read only then.
     private mutating func wordsAvailable(_ index: Int) -> Bool {
         while words.count <= index, wordRunsRead < literalRuns.count, words.count < 26 {
-            recordWords(bytes, literalRuns[wordRunsRead])
+            recordWords(bytes, literalRuns[wordRunsRead].range)
             wordRunsRead += 1
         }
         return index < words.count
@@ -595,7 +582,7 @@ struct MangledSwiftName {
             if wordStart >= 0 {
                 let previous = bytes[index - 1]
                 if byte == UInt8(ascii: "_") || byte == 0 || (!Self.isUpper(previous) && Self.isUpper(byte)) {
-                    if index - wordStart >= 2, words.count < 26 { words.append(wordStart..<index) }
+                    if index - wordStart >= 2, words.count < 26 { words.append(ByteRun(start: Int32(wordStart), end: Int32(index))) }
                     wordStart = -1
                 }
             }
@@ -687,7 +674,7 @@ struct MangledSwiftName {
             if pop(.emptyList) != nil { break }
             guard pop(.firstElement) != nil else { return nil }
         }
-        children[start...].reverse()
+        children.reverse(from: start)
         guard let nominal = popType(), Self.isNominalKind(kind(nominal)) else { return nil }
         nodes.append(Node(kind: .boundGeneric, value: nominal, firstChild: Int32(start), childCount: Int32(children.count - start)))
         let node = Int32(nodes.count - 1)
@@ -707,7 +694,7 @@ struct MangledSwiftName {
                 children.append(type)
             } while !first
         }
-        children[start...].reverse()
+        children.reverse(from: start)
         nodes.append(Node(kind: .tuple, firstChild: Int32(start), childCount: Int32(children.count - start)))
         return Int32(nodes.count - 1)
     }
@@ -753,7 +740,7 @@ struct MangledSwiftName {
             } while !first
         }
         let start = children.count
-        children.append(contentsOf: protocols.reversed())
+        for proto in protocols.reversed() { children.append(proto) }
         nodes.append(Node(kind: .existential, firstChild: Int32(start), childCount: Int32(protocols.count)))
         return Int32(nodes.count - 1)
     }
@@ -1236,5 +1223,92 @@ struct MangledSwiftName {
             // Propagated constants (`p`) print words the text simplification's bracket count trips on.
             return nil
         }
+    }
+}
+
+/// A run of bytes of the name being read.
+struct ByteRun {
+    var start: Int32
+    var end: Int32
+    var range: Range<Int> { Int(start)..<Int(end) }
+}
+
+/// A growable buffer of plain values that `MangledSwiftName` clears and refills for every name:
+/// appending is a capacity check and a store. Arrays checked their uniqueness on every append,
+/// and the reader appends a dozen times per operator (two thirds of its time went there).
+final class ScratchBuffer<Element: BitwiseCopyable> {
+    private(set) var base: UnsafeMutablePointer<Element>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        base = .allocate(capacity: capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    var isEmpty: Bool { count == 0 }
+    var first: Element? { count > 0 ? base[0] : nil }
+    var last: Element? { count > 0 ? base[count - 1] : nil }
+
+    subscript(index: Int) -> Element {
+        get {
+            precondition(index >= 0 && index < count)
+            return base[index]
+        }
+        set {
+            precondition(index >= 0 && index < count)
+            base[index] = newValue
+        }
+    }
+
+    subscript(range: Range<Int>) -> UnsafeBufferPointer<Element> {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count)
+        return UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)
+    }
+
+    @inline(__always)
+    func append(_ element: Element) {
+        if count == capacity { grow(to: count + 1) }
+        base[count] = element
+        count += 1
+    }
+
+    func append(contentsOf elements: UnsafeBufferPointer<Element>) {
+        guard let start = elements.baseAddress, !elements.isEmpty else { return }
+        if count + elements.count > capacity { grow(to: count + elements.count) }
+        (base + count).update(from: start, count: elements.count)
+        count += elements.count
+    }
+
+    func append(contentsOf elements: some Sequence<Element>) {
+        for element in elements { append(element) }
+    }
+
+    @discardableResult
+    func removeLast() -> Element {
+        precondition(count > 0)
+        count -= 1
+        return base[count]
+    }
+
+    func popLast() -> Element? { count > 0 ? removeLast() : nil }
+
+    func removeAll() { count = 0 }
+
+    /// Reverses the elements from `start` to the end in place.
+    func reverse(from start: Int) {
+        var elements = UnsafeMutableBufferPointer(start: base + start, count: count - start)
+        elements.reverse()
+    }
+
+    private func grow(to needed: Int) {
+        let newCapacity = max(needed, capacity * 2)
+        let newBase = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
+        newBase.update(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
     }
 }
