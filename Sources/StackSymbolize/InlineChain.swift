@@ -7,6 +7,15 @@
 extension DecodedUnit {
     /// Node indices from the outermost function to the innermost inlined call at `address`.
     func scopeChain(at address: UInt64) -> [Int32] {
+        var chain: [Int32] = []
+        scopeChain(at: address, into: &chain)
+        return chain
+    }
+
+    /// `scopeChain(at:)` into `chain` (emptied first), so a caller reading many addresses reuses
+    /// one array.
+    func scopeChain(at address: UInt64, into chain: inout [Int32]) {
+        chain.removeAll(keepingCapacity: true)
         var low = 0
         var high = topLevel.count
         while low < high {
@@ -27,15 +36,16 @@ extension DecodedUnit {
             }
             candidate -= 1
         }
-        guard top >= 0 else { return [] }
-        var chain: [Int32] = [top]
+        guard top >= 0 else { return }
+        chain.append(top)
         var current = top
         descend: while true {
             var child = nodes[Int(current)].firstChild
             while child >= 0 {
                 if contains(child, address) {
                     if nodes[Int(child)].startsChain {
-                        chain = [child]  // A nested function starts its own chain.
+                        chain.removeAll(keepingCapacity: true)  // A nested function starts its own chain.
+                        chain.append(child)
                     } else {
                         chain.append(child)
                     }
@@ -46,7 +56,6 @@ extension DecodedUnit {
             }
             break
         }
-        return chain
     }
 
     /// The low end of the node's range that holds `address`.
@@ -66,6 +75,22 @@ extension DecodedUnit {
             if range.low <= address, address < range.high { return true }
         }
         return false
+    }
+
+    /// The line row covering `address` as `location(at:)` reads it, by number: the file's index
+    /// in `lineFileNames` (negative for none) and the line; `nil` where `location(at:)` is `nil`.
+    func locationRow(at address: UInt64) -> (file: Int32, line: Int)? {
+        var low = 0
+        var high = lineAddress.count
+        while low < high {
+            let middle = (low + high) / 2
+            if lineAddress[middle] <= address { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0 else { return nil }
+        let row = low - 1
+        let file = lineFile[row]
+        if file == -1 { return nil }
+        return (file, Int(lineNumber[row]))
     }
 
     /// The line row covering `address`: the last row at or before it, unless that row ends a sequence.

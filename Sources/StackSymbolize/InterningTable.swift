@@ -170,3 +170,5 @@ struct WordMap<Value> {
         }
     }
 }
+
+extension WordMap: Sendable where Value: Sendable {}

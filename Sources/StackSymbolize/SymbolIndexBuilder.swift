@@ -2,6 +2,8 @@ import Foundation
 import SystemIO
 
 private let none = SymbolIndexFormat.none
+/// A file whose string number is not known yet.
+private let unread = UInt32.max - 1
 
 /// Builds the index of one debug image.
 enum SymbolIndexBuilder {
@@ -78,6 +80,118 @@ enum SymbolIndexBuilder {
             }
         }
 
+        /// `add` for the points of `unit` (decoded whole, number `unitIndex`): the same records
+        /// the direct lookup's answers make, read from the unit's nodes and file numbers instead of
+        /// an answer of strings per point. A name is interned once per DIE or symbol and a file once
+        /// per unit, where every point's frames hashed their strings again (half of a build). Points
+        /// another unit answers first, or that this one does not answer, take the direct lookup.
+        mutating func add(_ points: [UInt64], of image: DebugImage, unitIndex: Int, unit: DecodedUnit) {
+            let map = image.unitMap
+            var lineFiles = [UInt32](repeating: unread, count: unit.lineFileNames.count)
+            var callFiles = [UInt32](repeating: unread, count: unit.callFileNames.count)
+            var chain: [Int32] = []
+            var previous: UInt64?
+            for point in points where point != previous {
+                previous = point
+                let row = unit.locationRow(at: point)
+                if map.firstUnit(containing: point) == unitIndex {
+                    unit.scopeChain(at: point, into: &chain)
+                } else {
+                    chain.removeAll(keepingCapacity: true)
+                }
+                guard map.firstUnit(containing: point) == unitIndex, !chain.isEmpty else {
+                    // No function here (the symbol table names a line-only answer), or another
+                    // unit's answer: as the direct lookup gives it.
+                    let answer = image.lookup(point, given: (unitIndex, unit))
+                    starts.append(point)
+                    locations.append(answer.source == .dwarf ? record(answer) : none)
+                    previousLocations.removeAll(keepingCapacity: true)
+                    continue
+                }
+                previousChain.removeAll(keepingCapacity: true)
+                let functionStart = unit.start(of: chain[0], containing: point) ?? 0
+                var parent = none
+                for position in chain.indices {
+                    let node = unit.nodes[Int(chain[position])]
+                    // Named as `DebugImage.lookup` names frames: the outermost by the symbol
+                    // covering the address, when there is one.
+                    let name: (number: UInt32, isLinkage: Bool)
+                    if position == 0, let symbol = image.symbol(containing: point) {
+                        name = symbolName(symbol, of: image)
+                    } else {
+                        name = dieName(node.dieOffset, of: image)
+                    }
+                    var file = none
+                    var line = none
+                    if position == chain.count - 1 {
+                        if let row {
+                            if row.file >= 0 { file = number(of: Int(row.file), in: &lineFiles, unit.lineFileNames) }
+                            line = UInt32(clamping: row.line)
+                        }
+                    } else {
+                        let callee = unit.nodes[Int(chain[position + 1])]
+                        if callee.callFile >= 0, Int(callee.callFile) < callFiles.count {
+                            file = number(of: Int(callee.callFile), in: &callFiles, unit.callFileNames)
+                        }
+                        line = UInt32(clamping: Int(callee.callLine))
+                    }
+                    let value = Location(
+                        name: name.number, file: file, line: line, parent: parent, inlined: position > 0,
+                        isLinkage: name.isLinkage, start: position == 0 ? functionStart : 0)
+                    // Neighbouring points mostly share their outer frames: the same record as the
+                    // previous point's at this depth is that record, found without hashing it.
+                    if position < previousLocations.count, previousLocations[position].value == value {
+                        parent = previousLocations[position].number
+                    } else {
+                        parent = location(value)
+                        if position < previousLocations.count {
+                            previousLocations[position] = (value, parent)
+                            previousLocations.removeSubrange((position + 1)...)
+                        } else {
+                            previousLocations.append((value, parent))
+                        }
+                    }
+                }
+                if previousLocations.count > chain.count { previousLocations.removeSubrange(chain.count...) }
+                starts.append(point)
+                locations.append(parent)
+            }
+        }
+
+        /// The previous fast-path point's records by depth (see `add(_:of:unitIndex:unit:)`).
+        private var previousLocations: [(value: Location, number: UInt32)] = []
+        /// String numbers of names by DIE offset and by symbol, interned when first met (so the
+        /// strings are numbered in the order the direct lookups' answers numbered them).
+        private var dieNames = WordMap<(number: UInt32, isLinkage: Bool)>()
+        private var symbolNames = WordMap<UInt32>()
+
+        /// Lets go of the name numbers (when the image lets go of its names).
+        mutating func forgetNames() {
+            dieNames.removeAll()
+            symbolNames.removeAll()
+        }
+
+        private mutating func dieName(_ offset: UInt64, of image: DebugImage) -> (number: UInt32, isLinkage: Bool) {
+            if let known = dieNames[offset] { return known }
+            let names = image.name(offset)
+            let found = (string(names.linkage ?? names.plain), names.linkage != nil)
+            dieNames.set(offset, found)
+            return found
+        }
+
+        private mutating func symbolName(_ symbol: SymbolEntry, of image: DebugImage) -> (number: UInt32, isLinkage: Bool) {
+            let key = UInt64(truncatingIfNeeded: symbol.nameOffset)
+            if let known = symbolNames[key] { return (known, true) }
+            let number = string(image.name(of: symbol))
+            symbolNames.set(key, number)
+            return (number, true)
+        }
+
+        private mutating func number(of index: Int, in numbers: inout [UInt32], _ names: [String]) -> UInt32 {
+            if numbers[index] == unread { numbers[index] = string(names[index]) }
+            return numbers[index]
+        }
+
         mutating func dropLocationInterning() { locationNumbers = WordsInterner() }
 
         mutating func location(_ value: Location) -> UInt32 {
@@ -104,7 +218,10 @@ enum SymbolIndexBuilder {
         let releaseEvery = max(units.share / 16, 1)
         var done = 0
         while let unitIndex = units.take() {
-            if done > 0, done % releaseEvery == 0 { image.releaseBatchMemory(renewingLibdw: false) }
+            if done > 0, done % releaseEvery == 0 {
+                image.releaseBatchMemory(renewingLibdw: false)
+                part.forgetNames()
+            }
             done += 1
             let unit = image.wholeUnit(unitIndex)
             var boundaries: [UInt64] = unit.lineAddress
@@ -114,7 +231,7 @@ enum SymbolIndexBuilder {
             }
             boundaries += extraPoints[unitIndex]
             boundaries.sort()
-            part.add(boundaries, of: image, given: (unitIndex, unit))
+            part.add(boundaries, of: image, unitIndex: unitIndex, unit: unit)
         }
         part.add(outsideUnits, of: image, given: nil)
         return part

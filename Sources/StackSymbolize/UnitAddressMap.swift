@@ -67,6 +67,20 @@ struct UnitAddressMap {
     /// Every piece's start and end: where the units covering an address change.
     var boundaries: [UInt64] { starts + ends }
 
+    /// The unit an address is looked up in first (`units(containing:)`'s first), without
+    /// making the list.
+    func firstUnit(containing address: UInt64) -> Int? {
+        var low = 0
+        var high = starts.count
+        while low < high {
+            let middle = (low + high) / 2
+            if starts[middle] <= address { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0, address < ends[low - 1] else { return nil }
+        let first = Int(firstCandidate[low - 1])
+        return first < Int(firstCandidate[low]) ? Int(candidates[first]) : nil
+    }
+
     func units(containing address: UInt64) -> [Int] {
         var low = 0
         var high = starts.count
