@@ -230,6 +230,9 @@ final class DebugImage {
     /// For the index builder: the number of units, one unit decoded whole, names, the symbol table.
     var unitCount: Int { unitMap.unitOffsets.count }
 
+    /// The size of `.debug_info` (the units' DIE bytes).
+    var debugInfoSize: Int { reader.debugInfoSize }
+
     func wholeUnit(_ index: Int) -> DecodedUnit { reader.decodeUnit(at: unitMap.unitOffsets[index]) }
 
     /// `wholeUnit` with the DIE tree walked by libdw instead of over the section bytes (for tests:

@@ -247,15 +247,14 @@ enum SymbolIndexBuilder {
     /// so an index can never say something else than the debug file; between two points that
     /// answer cannot change. Entries are not deduplicated here: the merge does it once the parts'
     /// points are interleaved.
-    static func part(_ image: DebugImage, units: UnitShare, extraPoints: [[UInt64]], outsideUnits: [UInt64]) -> Part {
+    static func part(_ image: DebugImage, units: [Int], extraPoints: [[UInt64]], outsideUnits: [UInt64]) -> Part {
         var part = Part()
-        var units = units
         // What the units read leaves behind (the file's resident pages, libdw's data for every unit
         // it has read, the names read) is let go every sixteenth of the units: a build reads the
         // whole file, and each thread has its own mapping of it, libdw handle and name caches.
-        let releaseEvery = max(units.share / 16, 1)
+        let releaseEvery = max(units.count / 16, 1)
         var done = 0
-        while let unitIndex = units.take() {
+        for unitIndex in units {
             if done > 0, done % releaseEvery == 0 {
                 image.releaseBatchMemory(renewingLibdw: false)
                 part.forgetNames()
@@ -276,31 +275,26 @@ enum SymbolIndexBuilder {
         return part
     }
 
-    /// The units one thread of a build takes: every `stride`th from `first`. Units run from a few
-    /// bytes to megabytes, and halves fixed by count or by bytes left one thread idle for a fifth
-    /// of the build; taking turns spreads the large units over both, and unlike a shared counter
-    /// it makes the same index file every time (each part's numbering follows its units' order).
-    struct UnitShare {
-        let count: Int
-        private var next: Int
-        private let stride: Int
-
-        init(count: Int, first: Int = 0, stride: Int = 1) {
-            self.count = count
-            next = first
-            self.stride = stride
+    /// The units each of `threads` threads of a build takes: in file order, each unit to the
+    /// thread with the fewest DIE bytes so far. Units run from a few bytes to megabytes: halves by
+    /// count or by bytes left one thread idle for a fifth of the build, every other unit for a
+    /// tenth. Fixed by the file alone, so each part's numbering, and the index, is the same file
+    /// every build.
+    static func shares(of image: DebugImage, threads: Int) -> [[Int]] {
+        let offsets = image.unitMap.unitOffsets
+        var shares = [[Int]](repeating: [], count: threads)
+        var loads = [UInt64](repeating: 0, count: threads)
+        for index in offsets.indices {
+            let end = index + 1 < offsets.count ? offsets[index + 1] : UInt64(image.debugInfoSize)
+            let size = end > offsets[index] ? end - offsets[index] : 0
+            let lightest = loads.indices.min { loads[$0] < loads[$1] } ?? 0
+            shares[lightest].append(index)
+            loads[lightest] += size
         }
-
-        var share: Int { max(0, (count - next + stride - 1) / stride) }
-
-        mutating func take() -> Int? {
-            guard next < count else { return nil }
-            defer { next += stride }
-            return next
-        }
+        return shares
     }
 
-    /// Builds the index with two threads (each its own libdw handle, every other unit) and writes it
+    /// Builds the index with two threads (each its own libdw handle and share of the units) and writes it
     /// to `path` through a temporary name and a rename, so a reader never sees half a file and two
     /// builders racing both end with a whole one.
     static func build(_ image: DebugImage, to path: String) throws(SymbolizeError) {
@@ -328,13 +322,14 @@ enum SymbolIndexBuilder {
         var first: Part
         var others: [Part] = []
         if count >= 8, ProcessInfo.processInfo.activeProcessorCount > 1, let second = try? image.reopened() {
+            let shares = shares(of: image, threads: 2)
             let secondHalf = SecondThread { [unitPoints] in
-                part(second, units: UnitShare(count: count, first: 1, stride: 2), extraPoints: unitPoints, outsideUnits: [])
+                part(second, units: shares[1], extraPoints: unitPoints, outsideUnits: [])
             }
-            first = part(image, units: UnitShare(count: count, first: 0, stride: 2), extraPoints: unitPoints, outsideUnits: outsideUnits)
+            first = part(image, units: shares[0], extraPoints: unitPoints, outsideUnits: outsideUnits)
             others = [secondHalf.join()]
         } else {
-            first = part(image, units: UnitShare(count: count), extraPoints: unitPoints, outsideUnits: outsideUnits)
+            first = part(image, units: Array(0..<count), extraPoints: unitPoints, outsideUnits: outsideUnits)
         }
         try write(
             merge(consume first, consume others), symbols: symbols, symbolNames: symbols.map { image.name(of: $0) },
