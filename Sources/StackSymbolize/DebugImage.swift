@@ -233,7 +233,12 @@ final class DebugImage {
     /// The size of `.debug_info` (the units' DIE bytes).
     var debugInfoSize: Int { reader.debugInfoSize }
 
-    func wholeUnit(_ index: Int) -> DecodedUnit { reader.decodeUnit(at: unitMap.unitOffsets[index]) }
+    func wholeUnit(_ index: Int) -> DecodedUnit {
+        // A build's direct lookups at a unit's edges decode the neighbouring unit whole; when that
+        // unit's turn comes, the decoded one is taken instead of decoding it again.
+        if let known = decodedUnits.removeValue(forKey: index) { return known }
+        return reader.decodeUnit(at: unitMap.unitOffsets[index])
+    }
 
     /// `wholeUnit` with the DIE tree walked by libdw instead of over the section bytes (for tests:
     /// both walks must give the same tree).

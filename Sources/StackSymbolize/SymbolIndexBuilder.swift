@@ -88,7 +88,15 @@ enum SymbolIndexBuilder {
         /// an answer of strings per point. A name is interned once per DIE or symbol and a file once
         /// per unit, where every point's frames hashed their strings again (half of a build). Points
         /// another unit answers first, or that this one does not answer, take the direct lookup.
-        mutating func add(_ points: [UInt64], of image: DebugImage, unitIndex: Int, unit: DecodedUnit) {
+        ///
+        /// A point another unit answers first goes to that unit's list in `deferred`, answered when
+        /// that unit is decoded (for its own points, or once for all such points at the end of the
+        /// part): units overlap (swift-driver's unit 203 answers first in ranges ten others share),
+        /// and looking such points up one by one decoded the first unit again after every release
+        /// of the decoded units, a fifth of swift-driver's decoding.
+        mutating func add(
+            _ points: [UInt64], of image: DebugImage, unitIndex: Int, unit: DecodedUnit, deferred: inout [Int: [UInt64]]
+        ) {
             startUnit()
             let map = image.unitMap
             var lineFiles = [UInt32](repeating: unread, count: unit.lineFileNames.count)
@@ -103,6 +111,10 @@ enum SymbolIndexBuilder {
                     unit.scopeChain(at: point, into: &chain)
                 } else {
                     chain.removeAll(keepingCapacity: true)
+                }
+                if !answersFirst, let other = map.firstUnit(containing: point) {
+                    deferred[other, default: []].append(point)
+                    continue
                 }
                 guard answersFirst, !chain.isEmpty else {
                     // No function here (the symbol table names a line-only answer), or another
@@ -269,6 +281,7 @@ enum SymbolIndexBuilder {
         // whole file, and each thread has its own mapping of it, libdw handle and name caches.
         let releaseEvery = max(units.count / 16, 1)
         var done = 0
+        var deferred: [Int: [UInt64]] = [:]
         for unitIndex in units {
             if done > 0, done % releaseEvery == 0 {
                 image.releaseBatchMemory(renewingLibdw: false)
@@ -282,8 +295,14 @@ enum SymbolIndexBuilder {
                 boundaries.append(range.high)
             }
             boundaries += extraPoints[unitIndex]
+            if let handed = deferred.removeValue(forKey: unitIndex) { boundaries += handed }
             boundaries.sort()
-            part.add(boundaries, of: image, unitIndex: unitIndex, unit: unit)
+            part.add(boundaries, of: image, unitIndex: unitIndex, unit: unit, deferred: &deferred)
+        }
+        // Points of units done already, or of the other part's: each such unit decoded once more.
+        while let unitIndex = deferred.keys.min() {
+            let points = deferred.removeValue(forKey: unitIndex)!.sorted()
+            part.add(points, of: image, unitIndex: unitIndex, unit: image.wholeUnit(unitIndex), deferred: &deferred)
         }
         part.add(outsideUnits, of: image, given: nil)
         part.simplifyNames()
@@ -295,15 +314,18 @@ enum SymbolIndexBuilder {
     /// count or by bytes left one thread idle for a fifth of the build, every other unit for a
     /// tenth. Fixed by the file alone, so each part's numbering, and the index, is the same file
     /// every build.
-    static func shares(of image: DebugImage, threads: Int) -> [[Int]] {
+    static func shares(of image: DebugImage, threads: Int, runLength: Int = 8) -> [[Int]] {
         let offsets = image.unitMap.unitOffsets
         var shares = [[Int]](repeating: [], count: threads)
         var loads = [UInt64](repeating: 0, count: threads)
-        for index in offsets.indices {
-            let end = index + 1 < offsets.count ? offsets[index + 1] : UInt64(image.debugInfoSize)
-            let size = end > offsets[index] ? end - offsets[index] : 0
+        // Runs of neighbouring units go to one thread: a point at a unit's edge is often answered
+        // by the next unit, which the thread then decodes once for both (`DebugImage.wholeUnit`).
+        for run in stride(from: 0, to: offsets.count, by: runLength) {
+            let runEnd = min(run + runLength, offsets.count)
+            let end = runEnd < offsets.count ? offsets[runEnd] : UInt64(image.debugInfoSize)
+            let size = end > offsets[run] ? end - offsets[run] : 0
             let lightest = loads.indices.min { loads[$0] < loads[$1] } ?? 0
-            shares[lightest].append(index)
+            shares[lightest].append(contentsOf: run..<runEnd)
             loads[lightest] += size
         }
         return shares
