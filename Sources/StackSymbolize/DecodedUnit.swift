@@ -37,6 +37,9 @@ struct DecodedUnit: Sendable {
     var nodeRanges: [AddressRange] = []
     /// (low, high, node) of top-level functions, sorted by `low`.
     var topLevel: [(low: UInt64, high: UInt64, node: Int32)] = []
+    /// For each root of `topLevel`, the highest end of it and every root before it: a look back
+    /// for roots holding an address stops where none before can reach it.
+    var topLevelReach: [UInt64] = []
     /// Line rows sorted by address; `lineFile` -1 marks an end-of-sequence row.
     var lineAddress: [UInt64] = []
     var lineNumber: [Int32] = []

@@ -276,6 +276,12 @@ final class DwarfReader {
             LibdwScopeWalk.read(unitDIE: &unitDIE, wanted: wanted, into: &unit)
         }
         unit.topLevel.sort { $0.low < $1.low }
+        unit.topLevelReach.reserveCapacity(unit.topLevel.count)
+        var reach: UInt64 = 0
+        for root in unit.topLevel {
+            reach = max(reach, root.high)
+            unit.topLevelReach.append(reach)
+        }
         return unit
     }
 

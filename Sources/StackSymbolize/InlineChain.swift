@@ -29,6 +29,9 @@ extension DecodedUnit {
         var topSize = UInt64.max
         var candidate = low - 1
         while candidate >= 0, low - candidate <= 16 {
+            // No root from here back reaches the address (a unit decoded by hand, in tests, has
+            // no reach: it looks at all sixteen).
+            if candidate < topLevelReach.count, topLevelReach[candidate] <= address { break }
             let root = topLevel[candidate]
             if address < root.high, root.high - root.low < topSize || (root.high - root.low == topSize && root.node > top) {
                 top = root.node
