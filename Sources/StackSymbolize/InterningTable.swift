@@ -160,6 +160,9 @@ struct WordMap<Value> {
     /// Empties the map and lets go of its storage (a batch's end releases what it read).
     mutating func removeAll() { self = WordMap() }
 
+    /// Every key and value, in the order they were first set.
+    var entries: Zip2Sequence<[UInt64], [Value]> { zip(keys, values) }
+
     private mutating func grow() {
         slots = Array(repeating: 0, count: slots.count * 2)
         let mask = slots.count - 1

@@ -180,12 +180,33 @@ enum SymbolIndexBuilder {
         /// String numbers of names by DIE offset and by symbol, interned when first met (so the
         /// strings are numbered in the order the direct lookups' answers numbered them).
         private var dieNames = WordMap<(number: UInt32, isLinkage: Bool)>()
-        private var symbolNames = WordMap<UInt32>()
+        /// Kept for the whole build (a few hundred thousand at most): the index's symbol table
+        /// takes its names' numbers from here instead of reading and interning every name again.
+        private(set) var symbolNames = WordMap<UInt32>()
 
-        /// Lets go of the name numbers (when the image lets go of its names).
-        mutating func forgetNames() {
-            dieNames.removeAll()
-            symbolNames.removeAll()
+        /// Lets go of the name numbers by DIE (when the image lets go of its names).
+        mutating func forgetNames() { dieNames.removeAll() }
+
+        /// The string number of `symbol`'s name, interned if no location used it.
+        mutating func symbolNameNumber(_ symbol: SymbolEntry, of image: DebugImage) -> UInt32 {
+            symbolName(symbol, of: image).number
+        }
+
+        /// Sorts the entries by start (on the part's own thread: the merge then only interleaves
+        /// two sorted lists). Equal starts keep their order. Start offsets and entry numbers packed
+        /// in one word sort as plain integers.
+        mutating func sortEntries() {
+            let lowest = starts.min() ?? 0
+            let order: [Int]
+            if starts.count < 1 << 32, starts.allSatisfy({ $0 - lowest < 1 << 32 }) {
+                var keys = starts.enumerated().map { ($0.element - lowest) << 32 | UInt64($0.offset) }
+                keys.sort()
+                order = keys.map { Int($0 & 0xFFFF_FFFF) }
+            } else {
+                order = starts.indices.sorted { starts[$0] < starts[$1] || (starts[$0] == starts[$1] && $0 < $1) }
+            }
+            starts = order.map { starts[$0] }
+            locations = order.map { locations[$0] }
         }
 
         private mutating func dieName(_ offset: UInt64, of image: DebugImage) -> (number: UInt32, isLinkage: Bool) {
@@ -250,6 +271,13 @@ enum SymbolIndexBuilder {
             if simplifiedOf.count < strings.count { simplifiedOf += repeatElement(none, count: strings.count - simplifiedOf.count) }
         }
 
+        /// Takes `other`'s symbol name numbers, its strings numbered as `stringMap` says.
+        mutating func adoptSymbolNames(of other: Part, stringMap: [UInt32]) {
+            for (key, number) in other.symbolNames.entries where symbolNames[key] == nil {
+                symbolNames.set(key, stringMap[Int(number)])
+            }
+        }
+
         /// Takes `other`'s simplified names, its strings numbered as `stringMap` says.
         mutating func adoptSimplifiedNames(of other: Part, stringMap: [UInt32]) {
             if simplifiedOf.count < strings.count { simplifiedOf += repeatElement(none, count: strings.count - simplifiedOf.count) }
@@ -306,6 +334,7 @@ enum SymbolIndexBuilder {
         }
         part.add(outsideUnits, of: image, given: nil)
         part.simplifyNames()
+        part.sortEntries()
         return part
     }
 
@@ -368,9 +397,7 @@ enum SymbolIndexBuilder {
         } else {
             first = part(image, units: Array(0..<count), extraPoints: unitPoints, outsideUnits: outsideUnits)
         }
-        try write(
-            merge(consume first, consume others), symbols: symbols, symbolNames: symbols.map { image.name(of: $0) },
-            textBase: image.textBase, to: path)
+        try write(merge(consume first, consume others), symbols: symbols, image: image, textBase: image.textBase, to: path)
     }
 
     /// One table from several parts: strings renumbered, locations appended (the parts' units
@@ -394,30 +421,40 @@ enum SymbolIndexBuilder {
                 merged.table.append(moved)
             }
             merged.adoptSimplifiedNames(of: other, stringMap: stringMap)
-            merged.starts += other.starts
-            merged.locations += other.locations.map { $0 == none ? none : $0 + base }
+            merged.adoptSymbolNames(of: other, stringMap: stringMap)
+            // Both lists are sorted (`sortEntries`): interleave them, the merged one first at equal
+            // starts, as one sort of both would order them.
+            var starts: [UInt64] = []
+            var locations: [UInt32] = []
+            starts.reserveCapacity(merged.starts.count + other.starts.count)
+            locations.reserveCapacity(starts.capacity)
+            var mine = 0
+            var theirs = 0
+            while mine < merged.starts.count || theirs < other.starts.count {
+                if theirs == other.starts.count || (mine < merged.starts.count && merged.starts[mine] <= other.starts[theirs]) {
+                    starts.append(merged.starts[mine])
+                    locations.append(merged.locations[mine])
+                    mine += 1
+                } else {
+                    starts.append(other.starts[theirs])
+                    let location = other.locations[theirs]
+                    locations.append(location == none ? none : location + base)
+                    theirs += 1
+                }
+            }
+            merged.starts = starts
+            merged.locations = locations
         }
         // Every location is numbered: the interning table (a key and a slot per location, a fifth of
         // a build's memory) is not needed past here.
         merged.dropLocationInterning()
-        // Sort entries by start. Entries at the same start hold the same answer (both are the
-        // direct lookup's at that address), so either may stay. Start offsets and entry numbers
-        // packed in one word sort as plain integers (a sort of indices by a closure was a tenth of
-        // a build).
-        let order: [Int]
-        let lowest = merged.starts.min() ?? 0
-        if merged.starts.count < 1 << 32, merged.starts.allSatisfy({ $0 - lowest < 1 << 32 }) {
-            var keys = merged.starts.enumerated().map { ($0.element - lowest) << 32 | UInt64($0.offset) }
-            keys.sort()
-            order = keys.map { Int($0 & 0xFFFF_FFFF) }
-        } else {
-            order = merged.starts.indices.sorted { merged.starts[$0] < merged.starts[$1] }
-        }
+        // Entries at the same start hold the same answer (both are the direct lookup's at that
+        // address), so either may stay.
         var starts: [UInt64] = []
         var locations: [UInt32] = []
-        starts.reserveCapacity(order.count)
-        locations.reserveCapacity(order.count)
-        for index in order {
+        starts.reserveCapacity(merged.starts.count)
+        locations.reserveCapacity(merged.starts.count)
+        for index in merged.starts.indices {
             if let last = starts.last, last == merged.starts[index] { continue }
             if let last = locations.last, last == merged.locations[index] { continue }
             starts.append(merged.starts[index])
@@ -429,11 +466,12 @@ enum SymbolIndexBuilder {
     }
 
     private static func write(
-        _ part: consuming Part, symbols: [SymbolEntry], symbolNames: [String], textBase: UInt64, to path: String
+        _ part: consuming Part, symbols: [SymbolEntry], image: DebugImage, textBase: UInt64, to path: String
     ) throws(SymbolizeError) {
         // The part is taken over: adding the symbol names to its strings copies nothing.
         var withSymbols = consume part
-        let symbolNameIndexes = symbolNames.map { withSymbols.string($0) }
+        // Most symbols name a location's outermost frame already.
+        let symbolNameIndexes = symbols.map { withSymbols.symbolNameNumber($0, of: image) }
         // The locations' names are simplified already; the symbols' are mostly the same names.
         withSymbols.simplifyNames(symbolNameIndexes)
         let simplifiedOf = withSymbols.simplifiedOf
