@@ -82,13 +82,9 @@ extension DecodedUnit {
 
     /// The line row covering `address` as `location(at:)` reads it, by number: the file's index
     /// in `lineFileNames` (negative for none) and the line; `nil` where `location(at:)` is `nil`.
-    func locationRow(at address: UInt64) -> (file: Int32, line: Int)? {
-        var low = 0
-        var high = lineAddress.count
-        while low < high {
-            let middle = (low + high) / 2
-            if lineAddress[middle] <= address { low = middle + 1 } else { high = middle }
-        }
+    /// `cursor` carries the search from one address to the next when they ascend.
+    func locationRow(at address: UInt64, cursor: inout AscendingCursor) -> (file: Int32, line: Int)? {
+        let low = cursor.upperBound(of: address, in: lineAddress)
         guard low > 0 else { return nil }
         let row = low - 1
         let file = lineFile[row]

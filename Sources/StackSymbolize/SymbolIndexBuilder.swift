@@ -103,16 +103,19 @@ enum SymbolIndexBuilder {
             var callFiles = [UInt32](repeating: unread, count: unit.callFileNames.count)
             var chain: [Int32] = []
             var previous: UInt64?
+            var rows = AscendingCursor()
+            var pieces = AscendingCursor()
             for point in points where point != previous {
                 previous = point
-                let row = unit.locationRow(at: point)
-                let answersFirst = map.firstUnit(containing: point) == unitIndex
+                let row = unit.locationRow(at: point, cursor: &rows)
+                let first = map.firstUnit(containing: point, cursor: &pieces)
+                let answersFirst = first == unitIndex
                 if answersFirst {
                     unit.scopeChain(at: point, into: &chain)
                 } else {
                     chain.removeAll(keepingCapacity: true)
                 }
-                if !answersFirst, let other = map.firstUnit(containing: point) {
+                if !answersFirst, let other = first {
                     deferred[other, default: []].append(point)
                     continue
                 }

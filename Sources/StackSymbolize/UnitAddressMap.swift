@@ -81,6 +81,16 @@ struct UnitAddressMap {
         return first < Int(firstCandidate[low]) ? Int(candidates[first]) : nil
     }
 
+    /// `firstUnit(containing:)` for addresses that come in ascending order: `cursor` remembers
+    /// where the last one was found, and the next is looked for from there (a binary search per
+    /// point over every piece of a large image was a twentieth of an index build).
+    func firstUnit(containing address: UInt64, cursor: inout AscendingCursor) -> Int? {
+        let low = cursor.upperBound(of: address, in: starts)
+        guard low > 0, address < ends[low - 1] else { return nil }
+        let first = Int(firstCandidate[low - 1])
+        return first < Int(firstCandidate[low]) ? Int(candidates[first]) : nil
+    }
+
     func units(containing address: UInt64) -> [Int] {
         var low = 0
         var high = starts.count
@@ -90,5 +100,44 @@ struct UnitAddressMap {
         }
         guard low > 0, address < ends[low - 1] else { return [] }
         return candidates[Int(firstCandidate[low - 1])..<Int(firstCandidate[low])].map { Int($0) }
+    }
+}
+
+/// Where the last of ascending addresses fell in a sorted array: the first index whose value
+/// is above it. An address lower than the last one is searched for from scratch.
+struct AscendingCursor {
+    private var upper = 0
+    private var last: UInt64 = 0
+
+    /// The first index of `sorted` whose value is above `address` (its count if none).
+    mutating func upperBound(of address: UInt64, in sorted: [UInt64]) -> Int {
+        if address < last || upper > sorted.count {
+            var low = 0
+            var high = sorted.count
+            while low < high {
+                let middle = (low + high) / 2
+                if sorted[middle] <= address { low = middle + 1 } else { high = middle }
+            }
+            upper = low
+        } else {
+            // Mostly the next few entries; far ahead, a search from here.
+            var steps = 0
+            while upper < sorted.count, sorted[upper] <= address {
+                upper += 1
+                steps += 1
+                if steps == 8 {
+                    var low = upper
+                    var high = sorted.count
+                    while low < high {
+                        let middle = (low + high) / 2
+                        if sorted[middle] <= address { low = middle + 1 } else { high = middle }
+                    }
+                    upper = low
+                    break
+                }
+            }
+        }
+        last = address
+        return upper
     }
 }
