@@ -49,6 +49,9 @@ struct MangledSwiftName {
         var value: Int32 = 0
         var textStart: Int32 = 0
         var textCount: Int32 = 0
+        /// Whether the text is a run of the name being read (an identifier without word
+        /// substitutions, not copied) rather than of `text`.
+        var textInName = false
         var firstChild: Int32 = 0
         var childCount: Int32 = 0
     }
@@ -114,6 +117,8 @@ struct MangledSwiftName {
         literalRuns.removeAll()
         wordRunsRead = 0
         self.bytes = bytes
+        // Nodes point into the name: it is valid only during this call.
+        defer { self.bytes = UnsafeBufferPointer(start: nil, count: 0) }
         swiftModule = -1
         localTypeUsedAsType = false
         var parser = Parser(bytes: bytes, position: start + 2, end: end)
@@ -126,7 +131,6 @@ struct MangledSwiftName {
             stack.append(node)
         }
         failedAt = -1
-        self.bytes = UnsafeBufferPointer(start: nil, count: 0)
         guard !localTypeUsedAsType else { return nil }
         return simplifiedGlobal()
     }
@@ -205,10 +209,19 @@ struct MangledSwiftName {
 
     private func kind(_ node: Int32) -> Kind { nodes[Int(node)].kind }
 
+    /// Where a node's text starts: in `text`, or in the name being read.
+    private func textBase(_ item: Node) -> UnsafePointer<UInt8> {
+        item.textInName ? bytes.baseAddress! + Int(item.textStart) : UnsafePointer(text.base + Int(item.textStart))
+    }
+
+    private func textBytes(_ item: Node) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: textBase(item), count: Int(item.textCount))
+    }
+
     func textEquals(_ node: Int32, _ string: StaticString) -> Bool {
         let item = nodes[Int(node)]
         guard Int(item.textCount) == string.utf8CodeUnitCount else { return false }
-        let bytes = text.base + Int(item.textStart)
+        let bytes = textBase(item)
         var index = 0
         while index < Int(item.textCount) {
             if bytes[index] != string.utf8Start[index] { return false }
@@ -220,9 +233,10 @@ struct MangledSwiftName {
     func textEquals(_ node: Int32, _ bytes: [UInt8]) -> Bool {
         let item = nodes[Int(node)]
         guard Int(item.textCount) == bytes.count else { return false }
+        let start = textBase(item)
         var index = 0
         while index < bytes.count {
-            if text[Int(item.textStart) + index] != bytes[index] { return false }
+            if start[index] != bytes[index] { return false }
             index += 1
         }
         return true
@@ -230,14 +244,13 @@ struct MangledSwiftName {
 
     func startsWithDollar(_ node: Int32) -> Bool {
         let item = nodes[Int(node)]
-        return item.textCount > 0 && text[Int(item.textStart)] == UInt8(ascii: "$")
+        return item.textCount > 0 && textBase(item)[0] == UInt8(ascii: "$")
     }
 
     /// Appends a node's text to `output`, but its first `droppingFirst` bytes.
     mutating func appendText(of node: Int32, droppingFirst: Int) {
         let item = nodes[Int(node)]
-        let start = Int(item.textStart) + min(droppingFirst, Int(item.textCount))
-        output.append(contentsOf: text[start..<Int(item.textStart + item.textCount)])
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: textBytes(item)[min(droppingFirst, Int(item.textCount))...]))
     }
 
     func child(_ node: Int32, _ index: Int) -> Int32 {
@@ -248,7 +261,7 @@ struct MangledSwiftName {
 
     func nodeText(_ node: Int32) -> String {
         let item = nodes[Int(node)]
-        return String(decoding: text[Int(item.textStart)..<Int(item.textStart + item.textCount)], as: UTF8.self)
+        return String(decoding: textBytes(item), as: UTF8.self)
     }
 
     private mutating func textNode(_ kind: Kind, _ bytes: some Collection<UInt8>) -> Int32 {
@@ -466,8 +479,8 @@ struct MangledSwiftName {
         else { return nil }
         let item = nodes[Int(identifier)]
         var characters: [UInt8] = []
-        for index in Int(item.textStart)..<Int(item.textStart + item.textCount) {
-            guard let character = Self.operatorCharacters[text[index]] else { return nil }
+        for byte in textBytes(item) {
+            guard let character = Self.operatorCharacters[byte] else { return nil }
             characters.append(character)
         }
         return textNode(.operatorName, characters)
@@ -537,6 +550,16 @@ struct MangledSwiftName {
         if parser.nextIf(UInt8(ascii: "0")) {
             if parser.peek == UInt8(ascii: "0") { return nil }  // Punycode
             usesWords = true
+        }
+        if !usesWords {
+            // One literal run: the node points into the name itself.
+            guard let count = parser.natural(), count > 0, parser.position + count <= parser.end else { return nil }
+            literalRuns.append(ByteRun(start: Int32(parser.position), end: Int32(parser.position + count)))
+            nodes.append(Node(kind: .identifier, textStart: Int32(parser.position), textCount: Int32(count), textInName: true))
+            parser.position += count
+            let node = Int32(nodes.count - 1)
+            substitutions.append(node)
+            return node
         }
         let start = text.count
         repeat {
