@@ -350,11 +350,14 @@ struct AnswerWriter {
         // written per occurrence.
         let imageColumn = SymbolicateOutput.imageColumn(image)
         var lineEnds: [Int] = []
+        // The answers' lines in a buffer with no per-append checks beyond room (an array's checks
+        // were half of formatting them).
+        var lines = TextBytes(capacity: 1 << 20)
         for (slot, answer) in answers.enumerated() {
-            var from = arena.count
+            var from = lines.count
             lineEnds.removeAll(keepingCapacity: true)
             SymbolicateOutput.appendTextLines(
-                imageColumn: imageColumn, image: image, address: lookups.distinct[slot], frame: answer, into: &arena, lineEnds: &lineEnds)
+                imageColumn: imageColumn, image: image, address: lookups.distinct[slot], frame: answer, into: &lines, lineEnds: &lineEnds)
             for end in lineEnds {
                 spans.append(from..<end)
                 from = end
@@ -368,7 +371,7 @@ struct AnswerWriter {
             } else {
                 for piece in pieces[slot]..<pieces[slot + 1] {
                     out.appendIndexColumn(index)
-                    out.append(arena, spans[piece])
+                    out.append(bytes: UnsafeRawBufferPointer(rebasing: lines.bytes[spans[piece]]))
                 }
             }
             out.flushIfFull(into: &stdout)

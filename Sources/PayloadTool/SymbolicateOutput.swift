@@ -58,11 +58,11 @@ enum SymbolicateOutput {
     /// `--object` writes per occurrence), to `out`, and where each line ends to `lineEnds`. Bytes
     /// straight into the buffer: a String per piece was most of a warm run's time.
     static func appendTextLines(
-        imageColumn: [UInt8], image: String, address: UInt64, frame: SymbolicatedFrame, into out: inout [UInt8],
+        imageColumn: [UInt8], image: String, address: UInt64, frame: SymbolicatedFrame, into out: inout some ByteSink,
         lineEnds: inout [Int]
     ) {
         func prefix() {
-            out.append(contentsOf: imageColumn)
+            out.append(imageColumn)
             appendPaddedHex(address, into: &out)
             out.append(UInt8(ascii: " "))
         }
@@ -247,6 +247,8 @@ struct ByteOutput {
     init() { bytes.reserveCapacity(Self.threshold + 4096) }
 
     mutating func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
+
+    mutating func append(bytes source: UnsafeRawBufferPointer) { bytes.append(contentsOf: source) }
 
     mutating func append(_ source: [UInt8], _ range: Range<Int>) {
         source.withUnsafeBufferPointer { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }

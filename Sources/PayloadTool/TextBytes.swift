@@ -2,6 +2,8 @@ import Foundation
 
 /// Where the text writers append bytes: `[UInt8]`, or `TextBytes` where appends are the work.
 protocol ByteSink {
+    /// Bytes appended so far.
+    var count: Int { get }
     mutating func append(_ byte: UInt8)
     mutating func append(bytes: UnsafeRawBufferPointer)
 }

@@ -189,8 +189,11 @@ final class DebugImage {
         // Group by the first unit that covers each address; units are visited once each.
         var byUnit: [Int: [Int]] = [:]
         var leftovers: [Int] = []
+        // One copy of the map (each access to the lazy property copied it, a twentieth of a batch
+        // on a small binary), and the first unit found without making the list.
+        let map = unitMap
         for index in order {
-            if let unit = unitMap.units(containing: addresses[index]).first {
+            if let unit = map.firstUnit(containing: addresses[index]) {
                 byUnit[unit, default: []].append(index)
             } else {
                 leftovers.append(index)
@@ -199,7 +202,7 @@ final class DebugImage {
         let releaseStep = UInt64(max(reader.debugInfoSize / 4, 1))
         var releasedAt: UInt64 = 0
         for (unitIndex, indices) in byUnit.sorted(by: { $0.key < $1.key }) {
-            let unitOffset = unitMap.unitOffsets[unitIndex]
+            let unitOffset = map.unitOffsets[unitIndex]
             if releasingPages, unitOffset >= releasedAt &+ releaseStep {
                 releaseResidentPages()
                 releasedAt = unitOffset
