@@ -1,6 +1,21 @@
 /// Demangled and simplified names, computed once per symbol.
 struct NameCache {
-    private var known: [String: (String, String)] = [:]
+    /// A stored name as a key, hashed once over eight bytes at a time (Dictionary's SipHash over
+    /// every byte of long mangled names was 3% of a small binary's batch).
+    private struct Key: Hashable {
+        let name: String
+        let hash: UInt64
+
+        init(_ name: String) {
+            self.name = name
+            hash = StringInterner.hash(name)
+        }
+
+        static func == (left: Key, right: Key) -> Bool { left.hash == right.hash && left.name == right.name }
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+    }
+
+    private var known: [Key: (String, String)] = [:]
     private var reader = MangledSwiftName()
     /// Whether the full demangled name is made too. Text and folded output print only simplified
     /// names, which `MangledSwiftName` reads straight from the mangling; the runtime's full
@@ -14,7 +29,7 @@ struct NameCache {
         var found = ("", "")
         // One hash for a hit or a miss: the entry is found or made once and filled in place (a
         // lookup then an insert hashed each new name twice, a twelfth of the names' cost).
-        Self.fill(&known[stored, default: ("", "")], stored, simplified, makesFullNames, &reader, &found)
+        Self.fill(&known[Key(stored), default: ("", "")], stored, simplified, makesFullNames, &reader, &found)
         return found
     }
 
