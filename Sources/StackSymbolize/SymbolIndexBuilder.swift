@@ -94,8 +94,14 @@ enum SymbolIndexBuilder {
         /// part): units overlap (swift-driver's unit 203 answers first in ranges ten others share),
         /// and looking such points up one by one decoded the first unit again after every release
         /// of the decoded units, a fifth of swift-driver's decoding.
+        ///
+        /// `rows` are the unit's line row addresses, `points` every other place (range ends,
+        /// symbol and unit map boundaries): between two neighbouring points the chain cannot change,
+        /// so a row whose file and line are the previous point's has the previous answer, and is
+        /// left out (a third of the rows: columns and statement marks change, lines not).
         mutating func add(
-            _ points: [UInt64], of image: DebugImage, unitIndex: Int, unit: DecodedUnit, deferred: inout [Int: [UInt64]]
+            _ points: [UInt64], rows: [UInt64] = [], of image: DebugImage, unitIndex: Int, unit: DecodedUnit,
+            deferred: inout [Int: [UInt64]]
         ) {
             startUnit()
             let map = image.unitMap
@@ -103,11 +109,29 @@ enum SymbolIndexBuilder {
             var callFiles = [UInt32](repeating: unread, count: unit.callFileNames.count)
             var chain: [Int32] = []
             var previous: UInt64?
-            var rows = AscendingCursor()
+            var rowCursor = AscendingCursor()
             var pieces = AscendingCursor()
-            for point in points where point != previous {
+            var rowIndex = 0
+            var pointIndex = 0
+            // The innermost line of the previous point when it was answered here, else nil.
+            var previousLine: (file: Int32, line: Int)?? = nil
+            while rowIndex < rows.count || pointIndex < points.count {
+                let point: UInt64
+                var isRowOnly = false
+                if pointIndex < points.count, rowIndex == rows.count || points[pointIndex] <= rows[rowIndex] {
+                    point = points[pointIndex]
+                    pointIndex += 1
+                } else {
+                    point = rows[rowIndex]
+                    rowIndex += 1
+                    isRowOnly = true
+                }
+                if point == previous { continue }
                 previous = point
-                let row = unit.locationRow(at: point, cursor: &rows)
+                let row = unit.locationRow(at: point, cursor: &rowCursor)
+                let line = row.map { (file: $0.file, line: $0.line) }
+                if isRowOnly, let last = previousLine, last?.file == line?.file, last?.line == line?.line { continue }
+                previousLine = nil
                 let first = map.firstUnit(containing: point, cursor: &pieces)
                 let answersFirst = first == unitIndex
                 if answersFirst {
@@ -128,6 +152,7 @@ enum SymbolIndexBuilder {
                     previousLocations.removeAll(keepingCapacity: true)
                     continue
                 }
+                previousLine = .some(line)
                 previousChain.removeAll(keepingCapacity: true)
                 let functionStart = unit.start(of: chain[0], containing: point) ?? 0
                 var parent = none
@@ -322,7 +347,8 @@ enum SymbolIndexBuilder {
             }
             done += 1
             let unit = image.wholeUnit(unitIndex)
-            var boundaries: [UInt64] = unit.lineAddress
+            var boundaries: [UInt64] = []
+            boundaries.reserveCapacity(unit.nodeRanges.count * 2 + extraPoints[unitIndex].count)
             for range in unit.nodeRanges where range.low != 0 {
                 boundaries.append(range.low)
                 boundaries.append(range.high)
@@ -330,7 +356,7 @@ enum SymbolIndexBuilder {
             boundaries += extraPoints[unitIndex]
             if let handed = deferred.removeValue(forKey: unitIndex) { boundaries += handed }
             boundaries.sort()
-            part.add(boundaries, of: image, unitIndex: unitIndex, unit: unit, deferred: &deferred)
+            part.add(boundaries, rows: unit.lineAddress, of: image, unitIndex: unitIndex, unit: unit, deferred: &deferred)
         }
         // Points of units done already, or of the other part's: each such unit decoded once more.
         while let unitIndex = deferred.keys.min() {
