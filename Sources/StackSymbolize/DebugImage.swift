@@ -264,8 +264,16 @@ final class DebugImage {
 
     var functionSymbols: [SymbolEntry] { symbols }
 
-    func name(_ dieOffset: UInt64) -> (linkage: String?, plain: String?) {
+    func name(_ dieOffset: UInt64, isInlined: Bool = false) -> (linkage: String?, plain: String?) {
         if let known = nameCache[dieOffset] { return known }
+        // The inlined calls of one function share its abstract origin's names: read once there
+        // (following the origin and specification chain again for every call site, and copying
+        // the name, was an eighth of an index build).
+        if isInlined, let origin = reader.nameOrigin(dieOffset: dieOffset), origin != dieOffset {
+            let name = self.name(origin)
+            nameCache.set(dieOffset, name)
+            return name
+        }
         var name = reader.functionName(dieOffset: dieOffset)
         // Swift 3 compilers put the mangled name in `DW_AT_name` (`_TFVs11_StringCore15reserve...`):
         // that is a linkage name, and is reported as one.
@@ -306,7 +314,7 @@ final class DebugImage {
             if position == 0, let symbol = symbol(containing: address) {
                 names = (self.name(of: symbol), nil)
             } else {
-                names = name(node.dieOffset)
+                names = name(node.dieOffset, isInlined: node.isInlined)
             }
             var file: String?
             var line: Int?

@@ -291,6 +291,12 @@ final class DwarfReader {
         guard var die = dwarf?.die(at: dieOffset) else { return (nil, nil) }
         return die.names()
     }
+
+    /// Where an inlined call's names come from (`DwarfDIE.nameOrigin`), or nil.
+    func nameOrigin(dieOffset: UInt64) -> UInt64? {
+        guard var die = dwarf?.die(at: dieOffset) else { return nil }
+        return die.nameOrigin()
+    }
 }
 
 @available(*, unavailable) extension DwarfReader: Sendable {}

@@ -154,13 +154,28 @@ struct DwarfDIE {
         return (file, line)
     }
 
+    /// The DIE an inlined call's names come from: its `DW_AT_abstract_origin`, when it has no
+    /// name of its own (then `names()` of both are the same, read through the same chain).
+    mutating func nameOrigin() -> UInt64? {
+        guard dwarf_hasattr(&raw, UInt32(DW_AT_linkage_name)) == 0, dwarf_hasattr(&raw, UInt32(DW_AT_MIPS_linkage_name)) == 0,
+            dwarf_hasattr(&raw, UInt32(DW_AT_name)) == 0
+        else { return nil }
+        var attribute = Dwarf_Attribute()
+        var origin = Dwarf_Die()
+        guard dwarf_attr(&raw, UInt32(DW_AT_abstract_origin), &attribute) != nil, dwarf_formref_die(&attribute, &origin) != nil
+        else { return nil }
+        return dwarf_dieoffset(&origin)
+    }
+
     /// The linkage name (through abstract origin and specification), else `DW_AT_name`.
     mutating func names() -> (linkage: String?, plain: String?) {
         var attribute = Dwarf_Attribute()
-        for name in [DW_AT_linkage_name, DW_AT_MIPS_linkage_name] {
-            if dwarf_attr_integrate(&raw, UInt32(name), &attribute) != nil, let string = dwarf_formstring(&attribute) {
-                return (String(cString: string), nil)
-            }
+        // Two calls rather than a loop over an array of the two: the array was allocated per name.
+        if dwarf_attr_integrate(&raw, UInt32(DW_AT_linkage_name), &attribute) != nil, let string = dwarf_formstring(&attribute) {
+            return (String(cString: string), nil)
+        }
+        if dwarf_attr_integrate(&raw, UInt32(DW_AT_MIPS_linkage_name), &attribute) != nil, let string = dwarf_formstring(&attribute) {
+            return (String(cString: string), nil)
         }
         if let plain = dwarf_diename(&raw) { return (nil, String(cString: plain)) }
         return (nil, nil)

@@ -164,7 +164,7 @@ enum SymbolIndexBuilder {
                     if position == 0, let symbol = symbol(containing: point, of: image) {
                         name = symbolName(symbol, of: image)
                     } else {
-                        name = dieName(node.dieOffset, of: image)
+                        name = dieName(node.dieOffset, isInlined: node.isInlined, of: image)
                     }
                     var file = none
                     var line = none
@@ -237,9 +237,9 @@ enum SymbolIndexBuilder {
             locations = order.map { locations[$0] }
         }
 
-        private mutating func dieName(_ offset: UInt64, of image: DebugImage) -> (number: UInt32, isLinkage: Bool) {
+        private mutating func dieName(_ offset: UInt64, isInlined: Bool, of image: DebugImage) -> (number: UInt32, isLinkage: Bool) {
             if let known = dieNames[offset] { return known }
-            let names = image.name(offset)
+            let names = image.name(offset, isInlined: isInlined)
             let found = (string(names.linkage ?? names.plain), names.linkage != nil)
             dieNames.set(offset, found)
             return found
