@@ -1,6 +1,7 @@
 import Foundation
 import PayloadDecode
 import StackSymbolize
+import Synchronization
 import SystemIO
 
 /// `symbolicate --object PATH`: addresses in one debug file, looked up as given.
@@ -64,8 +65,15 @@ enum SymbolicateObject {
         case .folded: writer.writeFolded(to: &stdout)
         case .text: writer.writeText(to: &stdout)
         }
+        // The answers are kept until the next batch rather than freed here: the command's process
+        // ends right after, and tearing down tens of thousands of frames and strings that exit
+        // would drop anyway was 3% of a small binary's batch (compilers skip the same work). At most
+        // one batch is kept, so callers in one process (tests) do not pile them up.
+        Self.lastBatch.withLock { $0 = writer }
         return failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
     }
+
+    private static let lastBatch = Mutex<AnswerWriter?>(nil)
 
     /// `0x1f2e` (hex) or `7982` (decimal), as atos and llvm-symbolizer read addresses; `nil` for
     /// anything else, including values past 2^64.
