@@ -115,6 +115,7 @@ enum SymbolIndexBuilder {
             var pointIndex = 0
             // The innermost line of the previous point when it was answered here, else nil.
             var previousLine: (file: Int32, line: Int)?? = nil
+            var functionStart: UInt64 = 0
             while rowIndex < rows.count || pointIndex < points.count {
                 let point: UInt64
                 var isRowOnly = false
@@ -131,10 +132,16 @@ enum SymbolIndexBuilder {
                 let row = unit.locationRow(at: point, cursor: &rowCursor)
                 let line = row.map { (file: $0.file, line: $0.line) }
                 if isRowOnly, let last = previousLine, last?.file == line?.file, last?.line == line?.line { continue }
+                // A row after a point answered here keeps that point's unit, chain, function start
+                // and outermost symbol (none of them changes between two points that are no
+                // boundary): only the innermost line is new.
+                let keepsChain = isRowOnly && previousLine != nil
                 previousLine = nil
-                let first = map.firstUnit(containing: point, cursor: &pieces)
+                let first = keepsChain ? unitIndex : map.firstUnit(containing: point, cursor: &pieces)
                 let answersFirst = first == unitIndex
-                if answersFirst {
+                if keepsChain {
+                    // `chain` and `functionStart` as they were.
+                } else if answersFirst {
                     unit.scopeChain(at: point, into: &chain)
                 } else {
                     chain.removeAll(keepingCapacity: true)
@@ -154,7 +161,7 @@ enum SymbolIndexBuilder {
                 }
                 previousLine = .some(line)
                 previousChain.removeAll(keepingCapacity: true)
-                let functionStart = unit.start(of: chain[0], containing: point) ?? 0
+                if !keepsChain { functionStart = unit.start(of: chain[0], containing: point) ?? 0 }
                 var parent = none
                 for position in chain.indices {
                     let node = unit.nodes[Int(chain[position])]
