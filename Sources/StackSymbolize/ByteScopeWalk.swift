@@ -132,7 +132,7 @@ private struct SiblingLists {
                 (entry, end, sibling) = (found, foundEnd, foundSibling)
             }
             let list = levels[levels.count - 1]
-            let childList = list >= 0 ? record(entry, at: offset, in: list) : -1
+            let childList = list >= 0 ? record(entry, at: offset, in: list, cursor: cursor) : -1
             if entry.hasChildren {
                 if childList < 0, let sibling, sibling > offset {
                     offset = sibling  // Nothing to record below: jump over the subtree.
@@ -149,18 +149,26 @@ private struct SiblingLists {
 
     /// Records the DIE at `offset` in `list`; returns the list its children go to (-1: nothing
     /// below it is recorded).
-    private mutating func record(_ entry: AbbreviationTable.Entry, at offset: Int, in list: Int32) -> Int32 {
+    private mutating func record(_ entry: AbbreviationTable.Entry, at offset: Int, in list: Int32, cursor: borrowing DIECursor) -> Int32 {
         let recordsInlined = listRecordsInlined[Int(list)]
         if entry.tag == DWARFTag.subprogram || entry.tag == DWARFTag.inlinedSubroutine {
             let isInlined = entry.tag == DWARFTag.inlinedSubroutine
             // Without DW_AT_low_pc or DW_AT_ranges there is no code, so no range either.
             guard entry.mayHaveCode, recordsInlined || !isInlined else { return recordWithoutCode(entry, in: list) }
-            var die = unitDIE.sameUnitDIE(atByte: infoBase + offset)
             let rangeStart = ranges.count
-            die.appendRanges(to: &ranges)
+            let callFile: Int32
+            let callLine: Int32
+            if let read = cursor.codeAttributes(of: entry, at: offset) {
+                // As libdw's `dwarf_ranges` gives a low and high pc: one range, when not empty.
+                if read.high > read.low { ranges.append(AddressRange(low: read.low, high: read.high)) }
+                (callFile, callLine) = isInlined ? (read.callFile, read.callLine) : (-1, 0)
+            } else {
+                var die = unitDIE.sameUnitDIE(atByte: infoBase + offset)
+                die.appendRanges(to: &ranges)
+                (callFile, callLine) = isInlined ? die.callSite() : (-1, 0)
+            }
             let rangeCount = ranges.count - rangeStart
             guard rangeCount > 0 else { return recordWithoutCode(entry, in: list) }
-            let (callFile, callLine) = isInlined ? die.callSite() : (-1, 0)
             var childList: Int32 = -1
             if entry.hasChildren {
                 childList = newList(
