@@ -1,5 +1,6 @@
 /// `LibdwScopeWalk` with the tree walked over the section bytes (see `DIECursor`) in one pass, each
-/// DIE read once; libdw is asked only about DIEs that may have code. The pass records, per sibling
+/// DIE read once; libdw is asked only about code ranges the bytes do not give simply
+/// (`DIECursor.codeAttributes`). The pass records, per sibling
 /// list it visits, the functions and containers in it; a replay then builds the nodes in exactly
 /// the order `LibdwScopeWalk` does, so both give the same tree.
 enum ByteScopeWalk {
