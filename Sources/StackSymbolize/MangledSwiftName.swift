@@ -13,7 +13,8 @@
 // every Swift symbol of toolchain binaries.
 
 /// Reads mangled Swift names to their simplified form. One reader is reused for many names: its
-/// node storage is kept between them.
+/// node storage is kept between them. Copies share that storage, so a reader (and a `NameCache`
+/// holding one) is used by one thread at a time; each thread of a batch or a build makes its own.
 struct MangledSwiftName {
     enum Kind: UInt8 {
         case identifier, privateName, localName, module
