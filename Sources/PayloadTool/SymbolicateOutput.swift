@@ -263,7 +263,9 @@ struct ByteOutput {
 
     mutating func flush(into stream: inout some TextOutputStream) {
         guard !bytes.isEmpty else { return }
-        stream.write(String(decoding: bytes, as: UTF8.self))
+        // As bytes where the stream takes them (standard output does): no `String` made and
+        // validated per block.
+        bytes.withUnsafeBytes { writeUTF8($0, to: &stream) }
         bytes.removeAll(keepingCapacity: true)
     }
 }
