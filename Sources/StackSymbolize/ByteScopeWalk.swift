@@ -1,26 +1,21 @@
 /// `LibdwScopeWalk` with the tree walked over the section bytes (see `DIECursor`) in one pass, each
-/// DIE read once; libdw is asked only about code ranges the bytes do not give simply
-/// (`DIECursor.codeAttributes`). The pass records, per sibling
+/// DIE read once; libdw is asked only about code ranges the bytes do not give
+/// (`DIECursor.codeRanges`). The pass records, per sibling
 /// list it visits, the functions and containers in it; a replay then builds the nodes in exactly
 /// the order `LibdwScopeWalk` does, so both give the same tree.
 enum ByteScopeWalk {
-    /// Walks the unit's tree into `unit`. Returns false, leaving `unit` alone, when the bytes are
-    /// not the ones libdw reads or anything could not be decoded; the caller then walks with libdw.
+    /// Walks the tree of the unit whose DIE is at `unitDIEOffset` into `unit`. Returns false,
+    /// leaving `unit` alone, when anything could not be decoded; the caller then walks with libdw.
+    /// `libdw` is asked only for the code ranges `DIECursor.codeRanges` leaves to it.
     static func read(
-        unitDIE: inout DwarfDIE, sections: DebugSections?, wanted: [UInt64]?, storage: inout ScopeWalkStorage, into unit: inout DecodedUnit
+        cursor: inout DIECursor, unitDIEOffset: Int, libdw: DwarfHandle?, wanted: [UInt64]?, storage: inout ScopeWalkStorage,
+        into unit: inout DecodedUnit
     ) -> Bool {
-        guard let sections, let infoBase = sections.info.baseAddress else { return false }
-        let dieOffset = Int(unitDIE.offset())
-        let inUnit = Int(unitDIE.offsetInUnit())
-        // libdw must be reading these very bytes (not a decompressed copy), or offsets mean nothing.
-        guard dieOffset >= inUnit, dieOffset < sections.info.count, unitDIE.bytes == infoBase + dieOffset,
-            var cursor = DIECursor(info: sections.info, abbrev: sections.abbrev, unitStart: dieOffset - inUnit),
-            let unitEntry = cursor.entry(at: dieOffset)
-        else { return false }
+        guard let infoBase = cursor.info.baseAddress, let unitEntry = cursor.entry(at: unitDIEOffset) else { return false }
         guard unitEntry.hasChildren else { return true }
-        guard let (firstChild, _) = cursor.attributesEnd(of: dieOffset) else { return false }
+        guard let (firstChild, _) = cursor.attributesEnd(of: unitDIEOffset) else { return false }
         // The storage moves in and back out, so its buffers are never copied, only reused.
-        var lists = SiblingLists(unitDIE: unitDIE, infoBase: infoBase, wanted: wanted, storage: storage)
+        var lists = SiblingLists(libdw: libdw, unitDIEOffset: unitDIEOffset, infoBase: infoBase, wanted: wanted, storage: storage)
         storage = ScopeWalkStorage()
         defer { storage = lists.storage }
         guard lists.collect(from: firstChild, cursor: &cursor) else { return false }
@@ -56,7 +51,13 @@ private struct SiblingLists {
         var next: Int32
     }
 
-    let unitDIE: DwarfDIE
+    let libdw: DwarfHandle?
+    let unitDIEOffset: Int
+    /// libdw's unit DIE, asked for the first time a DIE's ranges are left to libdw.
+    private var unitDIE: DwarfDIE?
+    private var askedLibdw = false
+    /// Set when libdw could not be asked: the walk is then libdw's.
+    private var failed = false
     let infoBase: UnsafeRawPointer
     let wanted: [UInt64]?
     var storage: ScopeWalkStorage
@@ -83,8 +84,9 @@ private struct SiblingLists {
         _modify { yield &storage.listRecordsInlined }
     }
 
-    init(unitDIE: DwarfDIE, infoBase: UnsafeRawPointer, wanted: [UInt64]?, storage: ScopeWalkStorage) {
-        self.unitDIE = unitDIE
+    init(libdw: DwarfHandle?, unitDIEOffset: Int, infoBase: UnsafeRawPointer, wanted: [UInt64]?, storage: ScopeWalkStorage) {
+        self.libdw = libdw
+        self.unitDIEOffset = unitDIEOffset
         self.infoBase = infoBase
         self.wanted = wanted
         self.storage = storage
@@ -134,6 +136,7 @@ private struct SiblingLists {
             }
             let list = levels[levels.count - 1]
             let childList = list >= 0 ? record(entry, at: offset, in: list, cursor: cursor) : -1
+            if failed { return false }
             if entry.hasChildren {
                 if childList < 0, let sibling, sibling > offset {
                     offset = sibling  // Nothing to record below: jump over the subtree.
@@ -157,17 +160,19 @@ private struct SiblingLists {
             // Without DW_AT_low_pc or DW_AT_ranges there is no code, so no range either.
             guard entry.mayHaveCode, recordsInlined || !isInlined else { return recordWithoutCode(entry, in: list) }
             let rangeStart = ranges.count
-            let callFile: Int32
-            let callLine: Int32
-            if let read = cursor.codeAttributes(of: entry, at: offset) {
-                // As libdw's `dwarf_ranges` gives a low and high pc: one range, when not empty.
-                if read.high > read.low { ranges.append(AddressRange(low: read.low, high: read.high)) }
-                (callFile, callLine) = isInlined ? (read.callFile, read.callLine) : (-1, 0)
+            let callSite: DIECursor.CallSite
+            if let read = cursor.codeRanges(of: entry, at: offset, into: &ranges) {
+                callSite = read
             } else {
-                var die = unitDIE.sameUnitDIE(atByte: infoBase + offset)
+                guard var die = libdwDIE(at: offset) else {
+                    failed = true
+                    return -1
+                }
                 die.appendRanges(to: &ranges)
-                (callFile, callLine) = isInlined ? die.callSite() : (-1, 0)
+                let (file, line) = isInlined ? die.callSite() : (-1, 0)
+                callSite = DIECursor.CallSite(file: file, line: line)
             }
+            let (callFile, callLine) = isInlined ? (callSite.file, callSite.line) : (-1, 0)
             let rangeCount = ranges.count - rangeStart
             guard rangeCount > 0 else { return recordWithoutCode(entry, in: list) }
             var childList: Int32 = -1
@@ -186,6 +191,16 @@ private struct SiblingLists {
         let childList = newList(recordingInlined: recordsInlined)
         append(Item(node: nil, rangeStart: 0, rangeCount: 0, childList: childList, next: -1), to: list)
         return childList
+    }
+
+    /// libdw's DIE at `offset` of this unit. libdw must be reading these very bytes (not a
+    /// decompressed copy), or offsets mean nothing: checked on its unit DIE.
+    private mutating func libdwDIE(at offset: Int) -> DwarfDIE? {
+        if !askedLibdw {
+            askedLibdw = true
+            if let found = libdw?.die(at: UInt64(unitDIEOffset)), found.bytes == infoBase + unitDIEOffset { unitDIE = found }
+        }
+        return unitDIE?.sameUnitDIE(atByte: infoBase + offset)
     }
 
     /// A function without code is not recorded, but a nested function (a closure) may sit below it.

@@ -203,11 +203,31 @@ struct DIECursor {
     /// Set when something could not be read: the caller must not trust this walk.
     private(set) var failed = false
 
+    /// What the unit's `DW_AT_ranges` and indexed addresses need (nil: libdw reads them).
+    let lists: RangeListUnit?
+    let listSections: RangeListSections
+
     /// Reads the unit header at `unitStart` (DWARF 2 to 5).
     init?(info: UnsafeRawBufferPointer, abbrev: UnsafeRawBufferPointer, unitStart: Int) {
         guard let header = DWARFUnitHeader(info, at: unitStart), header.abbrevOffset < abbrev.count,
-            let table = AbbreviationTable(abbrev, at: header.abbrevOffset)
+            var table = AbbreviationTable(abbrev, at: header.abbrevOffset)
         else { return nil }
+        let refAddressSize = header.version == 2 ? header.addressSize : header.offsetSize
+        table.compile(addressSize: header.addressSize, offsetSize: header.offsetSize, refAddressSize: refAddressSize)
+        self.init(info: info, table: table, header: header, unitStart: unitStart, lists: nil, listSections: RangeListSections())
+    }
+
+    /// A cursor over a unit `DebugInfoBytes` has read (its table decoded and compiled once).
+    init(unit: UnitBytes, sections: DebugInfoSections) {
+        self.init(
+            info: sections.info, table: unit.abbreviations, header: unit.header, unitStart: unit.start, lists: unit.lists,
+            listSections: sections.lists)
+    }
+
+    private init(
+        info: UnsafeRawBufferPointer, table: AbbreviationTable, header: DWARFUnitHeader, unitStart: Int, lists: RangeListUnit?,
+        listSections: RangeListSections
+    ) {
         self.info = info
         self.abbreviations = table
         self.unitStart = unitStart
@@ -215,7 +235,8 @@ struct DIECursor {
         self.addressSize = header.addressSize
         self.offsetSize = header.offsetSize
         refAddressSize = header.version == 2 ? header.addressSize : header.offsetSize
-        abbreviations.compile(addressSize: addressSize, offsetSize: offsetSize, refAddressSize: refAddressSize)
+        self.lists = lists
+        self.listSections = listSections
     }
 
     /// The DIE at `offset`: its abbreviation entry, or `nil` for a null entry (end of siblings) or
@@ -249,37 +270,37 @@ struct DIECursor {
         return attributesEnd(of: abbreviations.entries[Int(code)], reader: reader)
     }
 
-    /// A function's or inlined call's code range and call site read from its bytes, for the common
-    /// shape: `DW_AT_low_pc` as an address and `DW_AT_high_pc` as an address or a length, the call
-    /// site as plain constants. `nil` for anything else (`DW_AT_ranges`, indexed addresses,
-    /// implicit constants, indirect forms): libdw reads those. Asking libdw for these attributes
+    /// A function's or inlined call's code ranges and call site read from its bytes, as libdw's
+    /// `dwarf_ranges` and `DwarfDIE.callSite` give them: `DW_AT_low_pc` and `DW_AT_high_pc` (an
+    /// address, an indexed address or a length) as one range, else the `DW_AT_ranges` list; the
+    /// call site as plain constants. The ranges (empty ones left out) are appended to `ranges`.
+    /// nil, with nothing appended, for anything else (indirect forms, implicit constants, an
+    /// indexed address without its base): libdw reads those. Asking libdw for these attributes
     /// walked the DIE's attributes once per attribute asked, a tenth of a cold batch.
-    struct CodeAttributes {
-        var low: UInt64
-        var high: UInt64
+    struct CallSite {
         /// -1 and 0 when absent, as `DwarfDIE.callSite` has them.
-        var callFile: Int32 = -1
-        var callLine: Int32 = 0
+        var file: Int32 = -1
+        var line: Int32 = 0
     }
 
-    func codeAttributes(of entry: AbbreviationTable.Entry, at offset: Int) -> CodeAttributes? {
+    func codeRanges(of entry: AbbreviationTable.Entry, at offset: Int, into ranges: inout [AddressRange]) -> CallSite? {
         var reader = ByteReader(info, at: offset)
         guard reader.uleb() != nil else { return nil }
         var low: UInt64?
         var high: UInt64?
         var highIsLength = false
-        var result = CodeAttributes(low: 0, high: 0)
+        var list: (form: UInt32, value: UInt64)?
+        var result = CallSite()
         for spec in Int(entry.specStart)..<Int(entry.specEnd) {
             let name = abbreviations.specNames[spec]
             let form = abbreviations.specForms[spec]
             switch name {
             case 0x11:  // DW_AT_low_pc
-                guard form == 0x01, let value = reader.fixed(addressSize) else { return nil }
+                guard let value = address(form, &reader) else { return nil }
                 low = value
                 continue
             case 0x12:  // DW_AT_high_pc
-                if form == 0x01 {
-                    guard let value = reader.fixed(addressSize) else { return nil }
+                if let value = address(form, &reader) {
                     high = value
                 } else {
                     guard let value = constant(form, &reader) else { return nil }
@@ -288,10 +309,22 @@ struct DIECursor {
                 }
                 continue
             case 0x55:  // DW_AT_ranges
-                return nil
+                // sec_offset, rnglistx, or data4/data8 (an offset before DWARF 4): `RangeLists` checks
+                // which the unit's version allows.
+                let value: UInt64?
+                switch form {
+                case 0x17: value = reader.fixed(offsetSize)
+                case 0x23: value = reader.uleb()
+                case 0x06: value = reader.fixed(4)
+                case 0x07: value = reader.fixed(8)
+                default: return nil
+                }
+                guard let value else { return nil }
+                list = (form, value)
+                continue
             case 0x58, 0x59:  // DW_AT_call_file, DW_AT_call_line
                 guard let value = constant(form, &reader) else { return nil }
-                if name == 0x58 { result.callFile = Int32(truncatingIfNeeded: value) } else { result.callLine = Int32(truncatingIfNeeded: value) }
+                if name == 0x58 { result.file = Int32(truncatingIfNeeded: value) } else { result.line = Int32(truncatingIfNeeded: value) }
                 continue
             default:
                 break
@@ -325,10 +358,40 @@ struct DIECursor {
                 return nil
             }
         }
-        guard let low, let high else { return nil }
-        result.low = low
-        result.high = highIsLength ? low &+ high : high
+        // libdw tries the low and high pc first, then the list; a DIE with neither has no code.
+        if let low, let high {
+            let end = highIsLength ? low &+ high : high
+            if end > low { ranges.append(AddressRange(low: low, high: end)) }
+        } else if let list {
+            guard let lists, RangeLists.append(form: UInt64(list.form), value: list.value, unit: lists, sections: listSections, into: &ranges)
+            else { return nil }
+        }
         return result
+    }
+
+    /// An address operand: `DW_FORM_addr`, or an index into `.debug_addr` when the unit's base is
+    /// known; nil (the reader untouched) for another form.
+    private func address(_ form: UInt32, _ reader: inout ByteReader) -> UInt64? {
+        switch form {
+        case 0x01:
+            return reader.fixed(addressSize)
+        case 0x1b, 0x29, 0x2a, 0x2b, 0x2c:  // DW_FORM_addrx, addrx1...addrx4
+            guard let lists else { return nil }
+            var copy = reader
+            let index: UInt64?
+            switch form {
+            case 0x1b: index = copy.uleb()
+            case 0x29: index = copy.fixed(1)
+            case 0x2a: index = copy.fixed(2)
+            case 0x2b: index = copy.fixed(3)
+            default: index = copy.fixed(4)
+            }
+            guard let index, let found = RangeLists.indexedAddress(index, unit: lists, sections: listSections) else { return nil }
+            reader = copy
+            return found
+        default:
+            return nil
+        }
     }
 
     /// A constant operand (`DW_FORM_data1/2/4/8`, `udata`), or `nil` for another form.

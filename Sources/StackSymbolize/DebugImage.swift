@@ -264,6 +264,16 @@ final class DebugImage {
 
     var functionSymbols: [SymbolEntry] { symbols }
 
+    /// A DIE's names and name origin read over the bytes and by libdw, and how many names the bytes
+    /// reader left to libdw so far (for tests: both must agree).
+    func namesBothWays(_ dieOffset: UInt64) -> (bytes: DIENames, libdw: DIENames, bytesOrigin: UInt64?, libdwOrigin: UInt64?) {
+        (
+            reader.functionName(dieOffset: dieOffset), reader.functionNameFromLibdw(dieOffset: dieOffset),
+            reader.nameOrigin(dieOffset: dieOffset), reader.nameOriginFromLibdw(dieOffset: dieOffset)
+        )
+    }
+    var namesReadByLibdw: Int { reader.namesReadByLibdw }
+
     func name(_ dieOffset: UInt64, isInlined: Bool = false) -> (linkage: String?, plain: String?) {
         if let known = nameCache[dieOffset] { return known }
         // The inlined calls of one function share its abstract origin's names: read once there

@@ -114,7 +114,7 @@ final class DwarfReader {
     }
 
     /// The size of `.debug_info` as stored (0 when compressed or absent).
-    var debugInfoSize: Int { rawSections?.info.count ?? 0 }
+    var debugInfoSize: Int { infoBytes?.sections.info.count ?? 0 }
 
     /// Function symbols of `.symtab` (or `.dynsym` when stripped), sorted by address.
     func functionSymbols() -> [SymbolEntry] { ELFSymbolTable.functionSymbols(of: elf) }
@@ -235,44 +235,30 @@ final class DwarfReader {
     private lazy var rawStringSection: UnsafeRawBufferPointer? = ElfSectionLookup.rawSection(named: ".debug_str", in: elf)
     private lazy var rawLineStringSection: UnsafeRawBufferPointer? = ElfSectionLookup.rawSection(named: ".debug_line_str", in: elf)
 
-    /// Reads the unit's line program over the section bytes; false when libdw must.
-    private func readLineProgram(of unitDIE: inout DwarfDIE, at dieOffset: UInt64, wanted: [UInt64]?, into unit: inout DecodedUnit) -> Bool {
-        guard let section = rawLineSection, let info = rawSections?.info, let start = unitStarts[dieOffset],
-            let header = DWARFUnitHeader(info, at: Int(start)), let offset = unitDIE.statementListOffset(), offset < UInt64(section.count)
-        else { return false }
-        let compDir = unitDIE.compilationDirectory()
-        guard
-            let program = LineProgram(
-                section, at: Int(offset), addressSize: header.addressSize, compilationDirectory: compDir, strings: rawStringSection,
-                lineStrings: rawLineStringSection)
-        else {
-            return false
-        }
-        LineTableReader.read(program: program, compDir: compDir, wanted: wanted, into: &unit)
-        return true
-    }
+    /// `.debug_info` read without libdw: units, unit DIEs, names (nil when `.debug_info` or
+    /// `.debug_abbrev` is compressed or absent: libdw reads everything then).
+    private lazy var infoBytes: DebugInfoBytes? = ElfSectionLookup.debugInfoSections(in: elf).map { DebugInfoBytes(sections: $0) }
 
     /// The DIE walk's buffers, reused from unit to unit.
     private var scopeWalkStorage = ScopeWalkStorage()
 
-    /// `.debug_info` and `.debug_abbrev` as stored (nil when compressed or absent), found once.
-    private lazy var rawSections: DebugSections? = ElfSectionLookup.rawDebugSections(in: elf)
-
-    /// Walks one unit's DIE tree once and reads its line table.
+    /// Walks one unit's DIE tree once and reads its line table, over the section bytes; libdw
+    /// reads a unit (or the part of it) the bytes readers leave to it, and every unit when
+    /// `walkingBytes` is false (for tests: both must give the same unit).
     ///
     /// - Parameter wanted: when given (sorted), only the functions holding one of these addresses
     ///   are descended into and only their line rows are kept: a cold batch pays for what it asks.
     func decodeUnit(at unitDIEOffset: UInt64, wanted: [UInt64]? = nil, walkingBytes: Bool = true) -> DecodedUnit {
         var unit = DecodedUnit()
-        guard let dwarf, var unitDIE = dwarf.die(at: unitDIEOffset) else { return unit }
-        if !walkingBytes || !readLineProgram(of: &unitDIE, at: unitDIEOffset, wanted: wanted, into: &unit) {
-            if walkingBytes { unitsLinedByLibdw += 1 }
+        if walkingBytes, let sections = infoBytes?.sections, let bytesUnit = infoBytes?.unit(withDIEAt: Int(unitDIEOffset)) {
+            decodeOverBytes(bytesUnit, sections: sections, wanted: wanted, into: &unit)
+        } else {
+            guard let dwarf, var unitDIE = dwarf.die(at: unitDIEOffset) else { return unit }
+            if walkingBytes {
+                unitsLinedByLibdw += 1
+                unitsWalkedByLibdw += 1
+            }
             LineTableReader.read(unitDIE: &unitDIE, wanted: wanted, into: &unit)
-        }
-        if !walkingBytes
-            || !ByteScopeWalk.read(unitDIE: &unitDIE, sections: rawSections, wanted: wanted, storage: &scopeWalkStorage, into: &unit)
-        {
-            if walkingBytes { unitsWalkedByLibdw += 1 }
             LibdwScopeWalk.read(unitDIE: &unitDIE, wanted: wanted, into: &unit)
         }
         unit.topLevel.sort { $0.low < $1.low }
@@ -285,15 +271,57 @@ final class DwarfReader {
         return unit
     }
 
-    /// The function name libdw finds for a DIE: the linkage name (through abstract origin and
-    /// specification), else `DW_AT_name`.
-    func functionName(dieOffset: UInt64) -> (linkage: String?, plain: String?) {
+    private func decodeOverBytes(_ bytesUnit: UnitBytes, sections: DebugInfoSections, wanted: [UInt64]?, into unit: inout DecodedUnit) {
+        let dieOffset = UInt64(bytesUnit.dieOffset)
+        // Without DW_AT_stmt_list a unit has no line table (libdw finds none either).
+        if let offset = bytesUnit.statementList {
+            if let section = rawLineSection, offset < UInt64(section.count),
+                let program = LineProgram(
+                    section, at: Int(offset), addressSize: bytesUnit.header.addressSize,
+                    compilationDirectory: bytesUnit.compilationDirectory, strings: rawStringSection, lineStrings: rawLineStringSection)
+            {
+                LineTableReader.read(program: program, compDir: bytesUnit.compilationDirectory, wanted: wanted, into: &unit)
+            } else if var unitDIE = dwarf?.die(at: dieOffset) {
+                unitsLinedByLibdw += 1
+                LineTableReader.read(unitDIE: &unitDIE, wanted: wanted, into: &unit)
+            }
+        }
+        var cursor = DIECursor(unit: bytesUnit, sections: sections)
+        if !ByteScopeWalk.read(
+            cursor: &cursor, unitDIEOffset: bytesUnit.dieOffset, libdw: dwarf, wanted: wanted, storage: &scopeWalkStorage, into: &unit)
+        {
+            unitsWalkedByLibdw += 1
+            if var unitDIE = dwarf?.die(at: dieOffset) { LibdwScopeWalk.read(unitDIE: &unitDIE, wanted: wanted, into: &unit) }
+        }
+    }
+
+    /// The function name of a DIE: the linkage name (through abstract origin and specification),
+    /// else `DW_AT_name`; read over the bytes, else by libdw.
+    func functionName(dieOffset: UInt64) -> DIENames {
+        if let names = infoBytes?.names(at: Int(dieOffset)) { return names }
+        namesReadByLibdw += 1
         guard var die = dwarf?.die(at: dieOffset) else { return (nil, nil) }
         return die.names()
     }
 
+    /// The same read by libdw (for tests: both must agree).
+    func functionNameFromLibdw(dieOffset: UInt64) -> DIENames {
+        guard var die = dwarf?.die(at: dieOffset) else { return (nil, nil) }
+        return die.names()
+    }
+
+    /// Names libdw read because the bytes reader could not (for tests).
+    private(set) var namesReadByLibdw = 0
+
     /// Where an inlined call's names come from (`DwarfDIE.nameOrigin`), or nil.
     func nameOrigin(dieOffset: UInt64) -> UInt64? {
+        if let origin = infoBytes?.nameOrigin(at: Int(dieOffset)) { return origin }
+        guard var die = dwarf?.die(at: dieOffset) else { return nil }
+        return die.nameOrigin()
+    }
+
+    /// The same read by libdw (for tests).
+    func nameOriginFromLibdw(dieOffset: UInt64) -> UInt64? {
         guard var die = dwarf?.die(at: dieOffset) else { return nil }
         return die.nameOrigin()
     }

@@ -1,9 +1,3 @@
-/// `.debug_info` and `.debug_abbrev` as stored in the file, for the byte walk.
-struct DebugSections {
-    var info: UnsafeRawBufferPointer
-    var abbrev: UnsafeRawBufferPointer
-}
-
 /// Finding an ELF file's sections by name.
 enum ElfSectionLookup {
     /// The file offset and size of the first section named `wanted`, and whether it is compressed.
@@ -12,19 +6,28 @@ enum ElfSectionLookup {
         return (section.offset, section.size, section.flags & ElfNumber.flagCompressed != 0)
     }
 
-    /// `.debug_info` and `.debug_abbrev` as stored (the last of each name wins), or nil when
-    /// either is absent or compressed: the byte walk's offsets must be the ones libdw reads.
-    static func rawDebugSections(in elf: ElfHandle) -> DebugSections? {
-        var info: UnsafeRawBufferPointer?
-        var abbrev: UnsafeRawBufferPointer?
-        for section in elf.sections()
-        where section.type == ElfNumber.sectionProgramBits && section.flags & ElfNumber.flagCompressed == 0 {
-            guard section.name == ".debug_info" || section.name == ".debug_abbrev", let bytes = elf.contents(of: section)
+    /// The sections `DebugInfoBytes` reads, as stored: nil unless `.debug_info` and
+    /// `.debug_abbrev` are there uncompressed (a compressed string or list section is left out,
+    /// and what needs it goes to libdw). The first section of a name counts, as in libdw.
+    static func debugInfoSections(in elf: ElfHandle) -> DebugInfoSections? {
+        var found: [String: UnsafeRawBufferPointer] = [:]
+        let wanted: Set<String> = [
+            ".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str", ".debug_str_offsets", ".debug_ranges", ".debug_rnglists",
+            ".debug_addr",
+        ]
+        var seen: Set<String> = []
+        for section in elf.sections() {
+            guard let name = section.name, wanted.contains(name), seen.insert(name).inserted else { continue }
+            guard section.type == ElfNumber.sectionProgramBits, section.flags & ElfNumber.flagCompressed == 0,
+                let bytes = elf.contents(of: section)
             else { continue }
-            if section.name == ".debug_info" { info = bytes } else { abbrev = bytes }
+            found[name] = bytes
         }
-        guard let info, let abbrev else { return nil }
-        return DebugSections(info: info, abbrev: abbrev)
+        guard let info = found[".debug_info"], let abbrev = found[".debug_abbrev"] else { return nil }
+        return DebugInfoSections(
+            info: info, abbrev: abbrev, strings: found[".debug_str"], lineStrings: found[".debug_line_str"],
+            stringOffsets: found[".debug_str_offsets"],
+            lists: RangeListSections(ranges: found[".debug_ranges"], rangeLists: found[".debug_rnglists"], addresses: found[".debug_addr"]))
     }
 
     /// The sections unit ranges are read from, as stored: nil unless `.debug_info` and
