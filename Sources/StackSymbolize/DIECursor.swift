@@ -75,54 +75,95 @@ struct AbbreviationTable {
     /// `DW_FORM_ref_addr` is offset-sized from DWARF 3 on, address-sized in DWARF 2
     /// (`refAddressSize`).
     mutating func compile(addressSize: Int, offsetSize: Int, refAddressSize: Int) {
-        ops = []
-        for index in entries.indices where entries[index].isValid {
-            entries[index].opStart = Int32(ops.count)
-            var run = 0
-            for spec in Int(entries[index].specStart)..<Int(entries[index].specEnd) {
-                var op = Self.op(form: UInt64(specForms[spec]), isSibling: specNames[spec] == 0x01)
-                if specForms[spec] == 0x10 { op = .fixed(refAddressSize) }  // DW_FORM_ref_addr
-                if case .addressSized = op { op = .fixed(addressSize) }
-                if case .offsetSized = op { op = .fixed(offsetSize) }
-                if case .fixed(let size) = op {
-                    run += size
-                    continue
+        // At most one op per attribute: written in place, not appended (an append checks the
+        // array's uniqueness in the runtime; decoding and compiling a unit's table was a twentieth
+        // of a cold batch).
+        let specNames = specNames
+        let specForms = specForms
+        var entries = entries
+        ops = [SkipOp](unsafeUninitializedCapacity: specNames.count) { ops, count in
+            count = 0
+            for index in entries.indices where entries[index].isValid {
+                entries[index].opStart = Int32(count)
+                var run = 0
+                for spec in Int(entries[index].specStart)..<Int(entries[index].specEnd) {
+                    var op = Self.op(form: UInt64(specForms[spec]), isSibling: specNames[spec] == 0x01)
+                    if specForms[spec] == 0x10 { op = .fixed(refAddressSize) }  // DW_FORM_ref_addr
+                    if case .addressSized = op { op = .fixed(addressSize) }
+                    if case .offsetSized = op { op = .fixed(offsetSize) }
+                    if case .fixed(let size) = op {
+                        run += size
+                        continue
+                    }
+                    if run > 0 {
+                        (ops.baseAddress! + count).initialize(to: .fixed(run))
+                        count += 1
+                    }
+                    run = 0
+                    (ops.baseAddress! + count).initialize(to: op)
+                    count += 1
                 }
-                if run > 0 { ops.append(.fixed(run)) }
-                run = 0
-                ops.append(op)
+                if run > 0 {
+                    (ops.baseAddress! + count).initialize(to: .fixed(run))
+                    count += 1
+                }
+                entries[index].opEnd = Int32(count)
             }
-            if run > 0 { ops.append(.fixed(run)) }
-            entries[index].opEnd = Int32(ops.count)
         }
+        self.entries = entries
     }
 
     /// Decodes the abbreviations at `offset` of `bytes` (codes are small and dense in practice; a
-    /// code over 1,000,000 fails the decode).
+    /// code over 1,000,000 fails the decode). Two passes over the table: one finds its size, the
+    /// second fills arrays made to that size.
     init?(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+        guard offset >= 0, offset <= bytes.count else { return nil }
+        // Pass 1: where the table ends, how many attributes it has, and its largest code.
         var reader = ByteReader(bytes, at: offset)
+        var specCount = 0
+        var largestCode = 0
         while true {
             guard let code = reader.uleb() else { return nil }
             if code == 0 { break }
-            guard code < 1_000_000, let tag = reader.uleb(), let children = reader.u8() else { return nil }
-            var entry = Entry()
-            entry.tag = UInt32(truncatingIfNeeded: tag)
-            entry.hasChildren = children != 0
-            entry.specStart = Int32(specNames.count)
+            guard code < 1_000_000, reader.uleb() != nil, reader.u8() != nil else { return nil }
+            largestCode = max(largestCode, Int(code))
             while true {
                 guard let name = reader.uleb(), let form = reader.uleb() else { return nil }
                 if name == 0 && form == 0 { break }
                 if form == 0x21 { guard reader.sleb() != nil else { return nil } }  // DW_FORM_implicit_const
-                if name == 0x11 || name == 0x55 { entry.mayHaveCode = true }
-                specNames.append(UInt32(truncatingIfNeeded: name))
-                specForms.append(UInt32(truncatingIfNeeded: form))
+                specCount += 1
             }
-            entry.specEnd = Int32(specNames.count)
-            entry.isValid = true
-            let index = Int(code)
-            if index >= entries.count { entries.append(contentsOf: repeatElement(Entry(), count: index + 1 - entries.count)) }
-            entries[index] = entry
         }
+        // Pass 2: the same bytes, now known to parse, into arrays of their final size.
+        reader.position = offset
+        var entries = [Entry](repeating: Entry(), count: largestCode + 1)
+        var names = [UInt32](repeating: 0, count: specCount)
+        var forms = [UInt32](repeating: 0, count: specCount)
+        var spec = 0
+        names.withUnsafeMutableBufferPointer { names in
+            forms.withUnsafeMutableBufferPointer { forms in
+                while let code = reader.uleb(), code != 0, let tag = reader.uleb(), let children = reader.u8() {
+                    var entry = Entry()
+                    entry.tag = UInt32(truncatingIfNeeded: tag)
+                    entry.hasChildren = children != 0
+                    entry.specStart = Int32(spec)
+                    while let name = reader.uleb(), let form = reader.uleb(), name != 0 || form != 0 {
+                        if form == 0x21 { _ = reader.sleb() }
+                        if name == 0x11 || name == 0x55 { entry.mayHaveCode = true }
+                        names[spec] = UInt32(truncatingIfNeeded: name)
+                        forms[spec] = UInt32(truncatingIfNeeded: form)
+                        spec += 1
+                    }
+                    entry.specEnd = Int32(spec)
+                    entry.isValid = true
+                    // The last definition of a code wins, as the appending decode had it.
+                    entries[Int(code)] = entry
+                }
+            }
+        }
+        self.entries = entries
+        specNames = names
+        specForms = forms
     }
 }
 
@@ -157,6 +198,18 @@ struct ByteReader {
     }
 
     @inline(__always) mutating func uleb() -> UInt64? {
+        // Most values (abbreviation codes, attribute names and forms, file and line numbers) fit
+        // in one byte.
+        guard position >= 0, position < bytes.count else { return nil }
+        let first = bytes[position]
+        if first < 0x80 {
+            position += 1
+            return UInt64(first)
+        }
+        return ulebOfMoreBytes()
+    }
+
+    private mutating func ulebOfMoreBytes() -> UInt64? {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while true {
