@@ -23,6 +23,12 @@ struct AbbreviationTable {
         /// Range into `ops`.
         var opStart: Int32 = 0
         var opEnd: Int32 = 0
+        /// The size of the attributes when every form has a fixed size (most DIEs), else -1:
+        /// such a DIE is passed over with one addition.
+        var fixedSize: Int32 = -1
+        /// Whether the scope walk looks at this DIE at all: a function, an inlined call, or a
+        /// container with children (`DWARFTag.isContainer`). Most DIEs are none of these.
+        var isScope = false
     }
 
     /// (attribute, form) of every entry, flat.
@@ -108,6 +114,12 @@ struct AbbreviationTable {
                     count += 1
                 }
                 entries[index].opEnd = Int32(count)
+                let opCount = count - Int(entries[index].opStart)
+                if opCount == 0 {
+                    entries[index].fixedSize = 0
+                } else if opCount == 1, case .fixed(let size) = ops[count - 1], size < Int(Int32.max) {
+                    entries[index].fixedSize = Int32(size)
+                }
             }
         }
         self.entries = entries
@@ -156,6 +168,9 @@ struct AbbreviationTable {
                     }
                     entry.specEnd = Int32(spec)
                     entry.isValid = true
+                    entry.isScope =
+                        entry.tag == DWARFTag.subprogram || entry.tag == DWARFTag.inlinedSubroutine
+                        || (entry.hasChildren && DWARFTag.isContainer(entry.tag))
                     // The last definition of a code wins, as the appending decode had it.
                     entries[Int(code)] = entry
                 }
@@ -485,6 +500,14 @@ struct DIECursor {
             return .failed
         }
         let entry = abbreviations.entries[Int(code)]
+        if entry.fixedSize >= 0 {
+            let end = reader.position + Int(entry.fixedSize)
+            guard end <= unitEnd else {
+                failed = true
+                return .failed
+            }
+            return .entry(entry, end: end, sibling: nil)
+        }
         guard let (end, sibling) = attributesEnd(of: entry, reader: reader) else { return .failed }
         return .entry(entry, end: end, sibling: sibling)
     }
