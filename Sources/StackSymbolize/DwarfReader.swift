@@ -273,6 +273,14 @@ final class DwarfReader {
 
     private func decodeOverBytes(_ bytesUnit: UnitBytes, sections: DebugInfoSections, wanted: [UInt64]?, into unit: inout DecodedUnit) {
         let dieOffset = UInt64(bytesUnit.dieOffset)
+        // The tree first: a batch's line reading names only the call files of the calls walked.
+        var cursor = DIECursor(unit: bytesUnit, sections: sections)
+        if !ByteScopeWalk.read(
+            cursor: &cursor, unitDIEOffset: bytesUnit.dieOffset, libdw: dwarf, wanted: wanted, storage: &scopeWalkStorage, into: &unit)
+        {
+            unitsWalkedByLibdw += 1
+            if var unitDIE = dwarf?.die(at: dieOffset) { LibdwScopeWalk.read(unitDIE: &unitDIE, wanted: wanted, into: &unit) }
+        }
         // Without DW_AT_stmt_list a unit has no line table (libdw finds none either).
         if let offset = bytesUnit.statementList {
             if let section = rawLineSection, offset < UInt64(section.count),
@@ -285,13 +293,6 @@ final class DwarfReader {
                 unitsLinedByLibdw += 1
                 LineTableReader.read(unitDIE: &unitDIE, wanted: wanted, into: &unit)
             }
-        }
-        var cursor = DIECursor(unit: bytesUnit, sections: sections)
-        if !ByteScopeWalk.read(
-            cursor: &cursor, unitDIEOffset: bytesUnit.dieOffset, libdw: dwarf, wanted: wanted, storage: &scopeWalkStorage, into: &unit)
-        {
-            unitsWalkedByLibdw += 1
-            if var unitDIE = dwarf?.die(at: dieOffset) { LibdwScopeWalk.read(unitDIE: &unitDIE, wanted: wanted, into: &unit) }
         }
     }
 

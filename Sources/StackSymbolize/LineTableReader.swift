@@ -43,7 +43,10 @@ enum LineTableReader {
         }
     }
 
-    /// `read(unitDIE:wanted:into:)` from a line program read over the section bytes.
+    /// `read(unitDIE:wanted:into:)` from a line program read over the section bytes. With
+    /// `wanted`, the unit's tree is walked already and only the files its inlined calls name are
+    /// joined and cleaned (the others stay empty): a Swift unit's file table has a hundred files
+    /// or more, a batch names a few of them.
     static func read(program: LineProgram, compDir: [UInt8]?, wanted: [UInt64]?, into unit: inout DecodedUnit) {
         let rows = wanted.map { rowsHolding($0, count: program.rows.count) { program.rows[$0].address } }
         let rowCount = rows?.count ?? program.rows.count
@@ -71,7 +74,16 @@ enum LineTableReader {
             unit.lineNumber.append(row.line)
             unit.lineFile.append(file)
         }
-        unit.callFileNames = program.fileNames.map { cleanPath($0, compDir: compDir) }
+        guard wanted != nil else {
+            unit.callFileNames = program.fileNames.map { cleanPath($0, compDir: compDir) }
+            return
+        }
+        unit.callFileNames = Array(repeating: "", count: program.fileNames.count)
+        for node in unit.nodes where node.isInlined && node.callFile >= 0 && Int(node.callFile) < program.fileNames.count {
+            if unit.callFileNames[Int(node.callFile)].isEmpty {
+                unit.callFileNames[Int(node.callFile)] = cleanPath(program.fileNames[Int(node.callFile)], compDir: compDir)
+            }
+        }
     }
 
     /// The rows the sorted `wanted` addresses fall in: for each, the last row at or before it
