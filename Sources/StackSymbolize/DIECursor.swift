@@ -206,6 +206,24 @@ struct ByteReader {
 
     @inline(__always) mutating func fixed(_ size: Int) -> UInt64? {
         guard position >= 0, position + size <= bytes.count else { return nil }
+        // Addresses, offsets and references are 8, 4, 2 or 1 bytes: one load each (a loop over
+        // the bytes was a hundred instructions per address read).
+        switch size {
+        case 8:
+            defer { position += 8 }
+            return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+        case 4:
+            defer { position += 4 }
+            return UInt64(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
+        case 2:
+            defer { position += 2 }
+            return UInt64(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt16.self)))
+        case 1:
+            defer { position += 1 }
+            return UInt64(bytes[position])
+        default:
+            break
+        }
         var value: UInt64 = 0
         for index in 0..<size { value |= UInt64(bytes[position + index]) << (8 * UInt64(index)) }
         position += size
