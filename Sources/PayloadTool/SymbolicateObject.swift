@@ -375,11 +375,14 @@ struct AnswerWriter {
         // The answers' lines in a buffer with no per-append checks beyond room (an array's checks
         // were half of formatting them).
         var lines = TextBytes(capacity: 1 << 20)
-        for (slot, answer) in answers.enumerated() {
+        // By position, so each answer is lent to the formatting rather than copied (a copy
+        // retained and released every string of it).
+        for slot in answers.indices {
             var from = lines.count
             lineEnds.removeAll(keepingCapacity: true)
             SymbolicateOutput.appendTextLines(
-                imageColumn: imageColumn, image: image, address: lookups.distinct[slot], frame: answer, into: &lines, lineEnds: &lineEnds)
+                imageColumn: imageColumn, image: image, address: lookups.distinct[slot], frame: answers[slot], into: &lines,
+                lineEnds: &lineEnds)
             for end in lineEnds {
                 spans.append(from..<end)
                 from = end

@@ -74,18 +74,23 @@ enum SymbolicateOutput {
             lineEnds.append(out.count)
             return
         }
-        for source in frame.frames {
+        for position in frame.frames.indices {
             prefix()
-            var name = source.simplifiedName
-            name.withUTF8 { name in
-                withUTF8(source.file) { file in
-                    appendFrameText(
-                        name: UnsafeRawBufferPointer(name), file: file, line: source.line, isInlined: source.isInlined,
-                        functionStart: frame.functionStart, lookupAddress: frame.lookupAddress, isSymbolTable: frame.status == .symbolTable,
-                        into: &out)
-                }
-            }
+            appendSourceText(frame.frames[position], of: frame, into: &out)
             lineEnds.append(out.count)
+        }
+    }
+
+    /// One source frame's text (`appendFrameText`), the frame lent rather than copied.
+    private static func appendSourceText(_ source: SourceFrame, of frame: SymbolicatedFrame, into out: inout some ByteSink) {
+        var name = source.simplifiedName
+        name.withUTF8 { name in
+            withUTF8(source.file) { file in
+                appendFrameText(
+                    name: UnsafeRawBufferPointer(name), file: file, line: source.line, isInlined: source.isInlined,
+                    functionStart: frame.functionStart, lookupAddress: frame.lookupAddress, isSymbolTable: frame.status == .symbolTable,
+                    into: &out)
+            }
         }
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 // Walking a unit's DIE tree over the raw `.debug_info` and `.debug_abbrev` bytes.
 //
 // Why: libdw takes a reader lock on its abbreviation table for every DIE it visits
@@ -268,10 +270,11 @@ struct ByteReader {
     }
 
     mutating func cString() -> Bool {
-        while true {
-            guard let byte = u8() else { return false }
-            if byte == 0 { return true }
-        }
+        guard position >= 0, position < bytes.count, let base = bytes.baseAddress,
+            let end = memchr(base + position, 0, bytes.count - position)
+        else { return false }
+        position = UnsafeRawPointer(end) - base + 1
+        return true
     }
 }
 

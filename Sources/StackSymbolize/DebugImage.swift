@@ -36,10 +36,10 @@ final class DebugImage {
 
     private func readName(of symbol: SymbolEntry) -> String {
         let bytes = nameBytes
-        guard symbol.nameOffset < bytes.count else { return "??" }
-        var end = symbol.nameOffset
-        while end < bytes.count, bytes[end] != 0 { end += 1 }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[symbol.nameOffset..<end]), as: UTF8.self)
+        guard symbol.nameOffset >= 0, symbol.nameOffset < bytes.count, let base = bytes.baseAddress else { return "??" }
+        let start = base + symbol.nameOffset
+        let end = memchr(start, 0, bytes.count - symbol.nameOffset).map { UnsafeRawPointer($0) } ?? (base + bytes.count)
+        return String(decoding: UnsafeRawBufferPointer(start: start, count: end - start), as: UTF8.self)
     }
     private var nameCache = WordMap<(linkage: String?, plain: String?)>()
 
@@ -185,7 +185,7 @@ final class DebugImage {
         // Every answer's outermost frame is named from the symbol table: past a few addresses,
         // loading it once costs less than passing over it per address.
         if addresses.count > Self.symbolLookupsBeforeLoading { preloadSymbols() }
-        let order = addresses.indices.sorted { addresses[$0] < addresses[$1] }
+        let order = Self.ascendingOrder(of: addresses)
         // Group by the first unit that covers each address; units are visited once each.
         var byUnit: [Int: [Int]] = [:]
         var leftovers: [Int] = []
@@ -220,6 +220,20 @@ final class DebugImage {
             results[index] = lookup(addresses[index])
         }
         return results
+    }
+
+    /// The positions of `addresses` in ascending address order, equal addresses in input order.
+    /// Addresses below 2^44 (every real image's) and batches under a million go as single
+    /// integers, the position in the low 20 bits: sorting those needs no closure (sorting
+    /// positions by a closure reading the addresses was an eightieth of a cold batch).
+    static func ascendingOrder(of addresses: [UInt64]) -> [Int] {
+        let positionBits: UInt64 = 20
+        guard addresses.count < 1 << positionBits, addresses.allSatisfy({ $0 < 1 << (64 - positionBits) }) else {
+            return addresses.indices.sorted { addresses[$0] < addresses[$1] }
+        }
+        var keys = addresses.enumerated().map { $1 << positionBits | UInt64($0) }
+        keys.sort()
+        return keys.map { Int($0 & (1 << positionBits - 1)) }
     }
 
     private func decodedUnit(_ index: Int) -> DecodedUnit {
