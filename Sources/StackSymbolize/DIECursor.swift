@@ -40,6 +40,9 @@ struct AbbreviationTable {
     /// Per entry (`opStart..<opEnd`), how to skip its attributes: runs of fixed-size forms merged
     /// into one skip, so most DIEs are passed over with a few additions.
     var ops: [SkipOp] = []
+    /// Per attribute (as `specForms`), its operand's size when fixed for the unit, else -1: the
+    /// readers that want a few attributes of a DIE step over the others by it.
+    var specSizes: [Int16] = []
 
     enum SkipOp {
         case fixed(Int)
@@ -89,6 +92,7 @@ struct AbbreviationTable {
         let specNames = specNames
         let specForms = specForms
         var entries = entries
+        var sizes = [Int16](repeating: -1, count: specNames.count)
         ops = [SkipOp](unsafeUninitializedCapacity: specNames.count) { ops, count in
             count = 0
             for index in entries.indices where entries[index].isValid {
@@ -100,6 +104,7 @@ struct AbbreviationTable {
                     if case .addressSized = op { op = .fixed(addressSize) }
                     if case .offsetSized = op { op = .fixed(offsetSize) }
                     if case .fixed(let size) = op {
+                        sizes[spec] = Int16(clamping: size)
                         run += size
                         continue
                     }
@@ -125,6 +130,7 @@ struct AbbreviationTable {
             }
         }
         self.entries = entries
+        specSizes = sizes
     }
 
     /// Decodes the abbreviations at `offset` of `bytes` (codes are small and dense in practice; a
@@ -417,6 +423,11 @@ struct DIECursor {
                 continue
             default:
                 break
+            }
+            let size = abbreviations.specSizes[spec]
+            if size >= 0 {
+                guard reader.skip(Int(size)) else { return nil }
+                continue
             }
             var op = AbbreviationTable.op(form: UInt64(form), isSibling: name == 0x01)
             if form == 0x10 { op = .fixed(refAddressSize) }

@@ -295,10 +295,14 @@ extension DebugInfoBytes {
         }
     }
 
-    private static let nameAttributes: Set<UInt64> = [
-        DWARFAttribute.linkageName, DWARFAttribute.mipsLinkageName, DWARFAttribute.name, DWARFAttribute.abstractOrigin,
-        DWARFAttribute.specification,
-    ]
+    private static func isNameAttribute(_ name: UInt64) -> Bool {
+        switch name {
+        case DWARFAttribute.linkageName, DWARFAttribute.mipsLinkageName, DWARFAttribute.name, DWARFAttribute.abstractOrigin,
+            DWARFAttribute.specification:
+            true
+        default: false
+        }
+    }
 
     private func nameAttributes(at dieOffset: Int) -> NameAttributes? {
         guard let unit = unit(containing: dieOffset), dieOffset >= unit.dieOffset else { return nil }
@@ -309,8 +313,14 @@ extension DebugInfoBytes {
         var found = NameAttributes(unit: unit)
         for spec in Int(entry.specStart)..<Int(entry.specEnd) {
             let name = UInt64(table.specNames[spec])
+            // The attributes not wanted, of fixed size, are stepped over by their size.
+            let size = table.specSizes[spec]
+            if size >= 0, !Self.isNameAttribute(name) {
+                guard reader.skip(Int(size)) else { return nil }
+                continue
+            }
             let form = UInt64(table.specForms[spec])
-            guard form != DWARFForm.indirect, form != DWARFForm.implicitConst || !Self.nameAttributes.contains(name) else { return nil }
+            guard form != DWARFForm.indirect, form != DWARFForm.implicitConst || !Self.isNameAttribute(name) else { return nil }
             let position = reader.position
             guard let value = DWARFForm.read(form, from: &reader, unit.header, implicitConstant: 0) else { return nil }
             let read = NameAttributes.Value(form: form, value: value, position: position)
