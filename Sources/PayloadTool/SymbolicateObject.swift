@@ -50,6 +50,14 @@ enum SymbolicateObject {
             }
             lookups = DistinctAddresses(batch)
             symbolizer.makesFullNames = format == .json
+            if format == .text, let direct = try symbolizer.lookupForText(addresses: lookups.distinct, uuid: uuid, offsets: offsets) {
+                progress.erase()
+                // The debug file's own name is the image's (`YuiApp.app.dSYM/.../DWARF/YuiApp` → `YuiApp`).
+                var writer = AnswerWriter(batch: batch, lookups: lookups, direct: direct, image: (direct.debugFile as NSString).lastPathComponent)
+                writer.writeText(to: &stdout)
+                Self.lastBatch.withLock { $0 = writer }
+                return failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
+            }
             answers = try symbolizer.lookup(addresses: lookups.distinct, uuid: uuid, offsets: offsets)
             progress.erase()
         } catch {
@@ -273,11 +281,23 @@ struct AnswerWriter {
     private var pieces: [Int] = [0]
     private var out = ByteOutput()
 
+    /// The answers of `BuildSymbolizer.lookupForText`, for text output (then `answers` is empty).
+    let direct: DirectAnswers?
+
     init(batch: AddressBatch, lookups: DistinctAddresses, answers: [SymbolicatedFrame], image: String) {
         self.batch = batch
         self.lookups = lookups
         self.answers = answers
         self.image = image
+        direct = nil
+    }
+
+    init(batch: AddressBatch, lookups: DistinctAddresses, direct: DirectAnswers, image: String) {
+        self.batch = batch
+        self.lookups = lookups
+        answers = []
+        self.image = image
+        self.direct = direct
     }
 
     private mutating func keep(_ text: String) {
@@ -377,12 +397,18 @@ struct AnswerWriter {
         var lines = TextBytes(capacity: 1 << 20)
         // By position, so each answer is lent to the formatting rather than copied (a copy
         // retained and released every string of it).
-        for slot in answers.indices {
+        for slot in lookups.distinct.indices {
             var from = lines.count
             lineEnds.removeAll(keepingCapacity: true)
-            SymbolicateOutput.appendTextLines(
-                imageColumn: imageColumn, image: image, address: lookups.distinct[slot], frame: answers[slot], into: &lines,
-                lineEnds: &lineEnds)
+            if let direct {
+                SymbolicateOutput.appendTextLines(
+                    imageColumn: imageColumn, image: image, address: lookups.distinct[slot], answer: direct.answers[slot],
+                    frames: direct.frames, into: &lines, lineEnds: &lineEnds)
+            } else {
+                SymbolicateOutput.appendTextLines(
+                    imageColumn: imageColumn, image: image, address: lookups.distinct[slot], frame: answers[slot], into: &lines,
+                    lineEnds: &lineEnds)
+            }
             for end in lineEnds {
                 spans.append(from..<end)
                 from = end

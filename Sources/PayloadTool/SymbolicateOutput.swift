@@ -61,22 +61,58 @@ enum SymbolicateOutput {
         imageColumn: [UInt8], image: String, address: UInt64, frame: SymbolicatedFrame, into out: inout some ByteSink,
         lineEnds: inout [Int]
     ) {
+        appendAnswerLines(
+            imageColumn: imageColumn, image: image, address: address, offset: frame.request.offset, lookupAddress: frame.lookupAddress,
+            missingUUID: frame.status == .missingDebugFile ? frame.request.uuid ?? "(none)" : nil, frameCount: frame.frames.count,
+            into: &out, lineEnds: &lineEnds
+        ) { position, out in
+            appendSourceText(frame.frames[position], of: frame, into: &out)
+        }
+    }
+
+    /// `appendTextLines` for an answer of `BuildSymbolizer.lookupForText`.
+    static func appendTextLines(
+        imageColumn: [UInt8], image: String, address: UInt64, answer: DirectAnswers.Answer, frames: [DirectAnswers.Frame],
+        into out: inout some ByteSink, lineEnds: inout [Int]
+    ) {
+        appendAnswerLines(
+            imageColumn: imageColumn, image: image, address: address, offset: answer.offset, lookupAddress: answer.lookupAddress,
+            missingUUID: nil, frameCount: answer.frames.count, into: &out, lineEnds: &lineEnds
+        ) { position, out in
+            let index = Int(answer.frames.lowerBound) + position
+            var name = frames[index].simplifiedName
+            name.withUTF8 { name in
+                withUTF8(frames[index].file) { file in
+                    appendFrameText(
+                        name: UnsafeRawBufferPointer(name), file: file, line: frames[index].line, isInlined: frames[index].isInlined,
+                        functionStart: answer.functionStart, lookupAddress: answer.lookupAddress,
+                        isSymbolTable: answer.status == .symbolTable, into: &out)
+                }
+            }
+        }
+    }
+
+    /// The lines of one answer: `image address` then the frame's text (`appendFrame`) per frame,
+    /// or the line of an address nothing was found at.
+    private static func appendAnswerLines<Sink: ByteSink>(
+        imageColumn: [UInt8], image: String, address: UInt64, offset: UInt64, lookupAddress: UInt64?, missingUUID: String?,
+        frameCount: Int, into out: inout Sink, lineEnds: inout [Int], appendFrame: (Int, inout Sink) -> Void
+    ) {
         func prefix() {
             out.append(imageColumn)
             appendPaddedHex(address, into: &out)
             out.append(UInt8(ascii: " "))
         }
-        if frame.frames.isEmpty {
+        if frameCount == 0 {
             prefix()
             appendUnsymbolicated(
-                image: image, address: address, offset: frame.request.offset, lookupAddress: frame.lookupAddress,
-                missingUUID: frame.status == .missingDebugFile ? frame.request.uuid ?? "(none)" : nil, into: &out)
+                image: image, address: address, offset: offset, lookupAddress: lookupAddress, missingUUID: missingUUID, into: &out)
             lineEnds.append(out.count)
             return
         }
-        for position in frame.frames.indices {
+        for position in 0..<frameCount {
             prefix()
-            appendSourceText(frame.frames[position], of: frame, into: &out)
+            appendFrame(position, &out)
             lineEnds.append(out.count)
         }
     }

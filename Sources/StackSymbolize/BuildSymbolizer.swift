@@ -239,10 +239,59 @@ public final class BuildSymbolizer {
             }
             return answers
         }
+        let (image, raw, lookupAddresses) = try directLookups(index, addresses, offsets: offsets)
+        return zip(zip(addresses, lookupAddresses), raw).map { pair, lookup in
+            if let outside = beyondTheEnd(pair.0, base: image.textBase) { return outside }
+            let request = FrameRequest(
+                image: nil, uuid: info.uuids.first, offset: offsets ? pair.0 : pair.0 &- image.textBase, isReturnAddress: false)
+            return frame(for: lookup, request: request, address: pair.1, path: image.path)
+        }
+    }
+
+    /// `lookup(addresses:uuid:offsets:)`'s answers as text output needs them, or nil when a
+    /// symbol index answers the slice (its own output path writes those): no `SymbolicatedFrame`
+    /// or `SourceFrame` per answer. Building those and reading them back was a fifth of a cold
+    /// batch of 10,000 addresses on a small binary.
+    public func lookupForText(addresses: [UInt64], uuid: String?, offsets: Bool = false) throws(SymbolizeError) -> DirectAnswers? {
+        let index = try slice(uuid: uuid)
+        guard !answersFromIndex(index) || directOnly.contains(index) else { return nil }
+        let (image, raw, lookupAddresses) = try directLookups(index, addresses, offsets: offsets)
+        var result = DirectAnswers(debugFile: image.path)
+        result.answers.reserveCapacity(addresses.count)
+        result.frames.reserveCapacity(addresses.count * 3 / 2)
+        for position in addresses.indices {
+            let given = addresses[position]
+            let first = Int32(result.frames.count)
+            // An offset past 2^64 is no address in the image (see `lookup`).
+            guard !(offsets && given > UInt64.max - image.textBase) else {
+                result.answers.append(.init(status: .notFound, offset: given, lookupAddress: nil, functionStart: nil, frames: first..<first))
+                continue
+            }
+            let lookup = raw[position]
+            for frame in lookup.frames {
+                let stored = frame.linkageName ?? frame.plainName ?? "??"
+                let simplified = names.names(for: stored, simplified: frame.simplifiedName).simplified
+                result.frames.append(.init(simplifiedName: simplified, file: frame.file, line: frame.line, isInlined: frame.isInlined))
+            }
+            result.answers.append(
+                .init(
+                    status: Self.status(of: lookup), offset: offsets ? given : given &- image.textBase, lookupAddress: lookupAddresses[position],
+                    functionStart: lookup.functionStart, frames: first..<Int32(result.frames.count)))
+        }
+        return result
+    }
+
+    /// The lookups of `addresses` in the debug file itself (no index), with the image and the
+    /// addresses looked up; throws when the file could not be read or changed under the batch.
+    private func directLookups(
+        _ index: Int, _ addresses: [UInt64], offsets: Bool
+    ) throws(SymbolizeError) -> (
+        image: DebugImage, raw: [RawLookup], lookupAddresses: [UInt64]
+    ) {
         guard let image = image(at: index, checkingUnits: false) else { throw openFailures[index]! }
         let lookupAddresses = offsets ? addresses.map { image.textBase &+ $0 } : addresses
         var raw = ParallelLookup.run(image, lookupAddresses, names: &names)
-        for (position, given) in addresses.enumerated() where beyondTheEnd(given, base: image.textBase) != nil {
+        for (position, given) in addresses.enumerated() where offsets && given > UInt64.max - image.textBase {
             raw[position] = RawLookup(source: .none, frames: [])
         }
         // The batch built the unit map (on both threads); a unit it could not read voids its answers,
@@ -261,12 +310,7 @@ public final class BuildSymbolizer {
         // its pages and libdw's data go before the answers become names (docs/speed.md).
         if addresses.count >= Self.batchReleasingPages { image.releaseBatchMemory() }
         names.reserve(addresses.count)
-        return zip(zip(addresses, lookupAddresses), raw).map { pair, lookup in
-            if let outside = beyondTheEnd(pair.0, base: image.textBase) { return outside }
-            let request = FrameRequest(
-                image: nil, uuid: info.uuids.first, offset: offsets ? pair.0 : pair.0 &- image.textBase, isReturnAddress: false)
-            return frame(for: lookup, request: request, address: pair.1, path: image.path)
-        }
+        return (image, raw, lookupAddresses)
     }
 
     /// The debug file `uuid` names, or the only one: `lookup(addresses:uuid:offsets:)`'s choice.
@@ -397,16 +441,18 @@ public final class BuildSymbolizer {
     }
 
     private func frame(for lookup: RawLookup, request: FrameRequest, address: UInt64, path: String) -> SymbolicatedFrame {
-        let status: SymbolicatedFrame.Status
-        switch lookup.source {
-        case .dwarf: status = .symbolicated
-        case .symbolTable: status = .symbolTable
-        case .none: status = .notFound
-        }
         let frames = sourceFrames(lookup)
         return SymbolicatedFrame(
-            request: request, status: status, lookupAddress: address, debugFile: path, frames: frames,
+            request: request, status: Self.status(of: lookup), lookupAddress: address, debugFile: path, frames: frames,
             functionStart: lookup.functionStart)
+    }
+
+    private static func status(of lookup: RawLookup) -> SymbolicatedFrame.Status {
+        switch lookup.source {
+        case .dwarf: .symbolicated
+        case .symbolTable: .symbolTable
+        case .none: .notFound
+        }
     }
 }
 

@@ -76,3 +76,34 @@ public struct SymbolicatedFrame: Sendable, Hashable, Codable {
         self.functionStart = functionStart
     }
 }
+
+/// A batch's answers as `symbolicate --object` text output needs them
+/// (`BuildSymbolizer.lookupForText`): per answer its status and addresses, and its frames, kept
+/// flat, each with its simplified name.
+public struct DirectAnswers: Sendable {
+    public struct Answer: Sendable {
+        public var status: SymbolicatedFrame.Status
+        /// The offset from the image's text base (`FrameRequest.offset`).
+        public var offset: UInt64
+        public var lookupAddress: UInt64?
+        public var functionStart: UInt64?
+        /// Its frames in `DirectAnswers.frames`, innermost first.
+        public var frames: Range<Int32>
+    }
+
+    public struct Frame: Sendable {
+        public var simplifiedName: String
+        public var file: String?
+        public var line: Int?
+        public var isInlined: Bool
+    }
+
+    /// The debug file the answers come from.
+    public var debugFile: String
+    public var answers: [Answer] = []
+    public var frames: [Frame] = []
+
+    public init(debugFile: String) {
+        self.debugFile = debugFile
+    }
+}
