@@ -24,7 +24,29 @@ struct LineProgram {
     /// directory. DWARF 2-4: index 0 is `???`, then each file of the header, directory 0 being the
     /// compilation directory (nothing when there is none). DWARF 5: the header's files from index
     /// 0, its directories from index 0.
-    var fileNames: [[UInt8]]
+    var fileNames: [[UInt8]] { (0..<fileCount).map { fileName($0) } }
+
+    var fileCount: Int { joinedFiles?.count ?? files.count + 1 }
+
+    /// File `index` of `fileNames`, joined only when asked: a Swift unit's table has a hundred
+    /// files or more and a batch names a few (joining them all was a twentieth of a cold batch).
+    func fileName(_ index: Int) -> [UInt8] {
+        if let joinedFiles { return joinedFiles[index] }
+        if index == 0 { return Array("???".utf8) }
+        let file = files[index - 1]
+        let name = Array(UnsafeRawBufferPointer(rebasing: section[Int(file.start)..<Int(file.start + file.count)]))
+        if name.first == UInt8(ascii: "/") { return name }
+        guard let base = directories[Int(file.directory)] else { return name }
+        return base + [UInt8(ascii: "/")] + name
+    }
+
+    /// DWARF 5's table, joined as read; nil before DWARF 5.
+    private var joinedFiles: [[UInt8]]?
+    /// Before DWARF 5: the include directories (0 the compilation directory) and each file's
+    /// name in `section` with its directory.
+    private var directories: [[UInt8]?] = []
+    private var files: [(directory: Int32, start: Int32, count: Int32)] = []
+    private let section: UnsafeRawBufferPointer
 
     /// Reads the program at `offset` of `section` for a unit whose addresses are `addressSize`
     /// bytes, with `compilationDirectory` (DW_AT_comp_dir) as directory 0 before DWARF 5, and
@@ -72,51 +94,46 @@ struct LineProgram {
             guard let value = reader.u8() else { return nil }
             standardLengths[index] = value
         }
-        var files: [[UInt8]]
+        self.section = section
         if version >= 5 {
             var entries = EntryReader(
                 reader: reader, end: programStart, offsetSize: offsetSize, strings: strings, lineStrings: lineStrings)
             guard let found = entries.files() else { return nil }
-            files = found
+            joinedFiles = found
             reader.position = entries.reader.position
         } else {
             // Include directories, directory 0 being the compilation directory.
-            var directories: [[UInt8]?] = [compilationDirectory]
+            directories = [compilationDirectory]
             while true {
                 let start = reader.position
                 guard reader.cString() else { return nil }
                 if reader.position == start + 1 { break }
                 directories.append(Array(UnsafeRawBufferPointer(rebasing: section[start..<(reader.position - 1)])))
             }
-            files = [Array("???".utf8)]
             while true {
                 let start = reader.position
                 guard reader.cString() else { return nil }
                 if reader.position == start + 1 { break }
-                let name = UnsafeRawBufferPointer(rebasing: section[start..<(reader.position - 1)])
-                guard let directory = reader.uleb(), directory < UInt64(directories.count), reader.uleb() != nil, reader.uleb() != nil
+                let nameEnd = reader.position - 1
+                guard let directory = reader.uleb(), directory < UInt64(directories.count), reader.uleb() != nil, reader.uleb() != nil,
+                    nameEnd < Int(Int32.max)
                 else {
                     return nil
                 }
-                if name.first == UInt8(ascii: "/") {
-                    files.append(Array(name))
-                } else if let base = directories[Int(directory)] {
-                    files.append(base + [UInt8(ascii: "/")] + Array(name))
-                } else {
-                    files.append(Array(name))
-                }
+                files.append((Int32(directory), Int32(start), Int32(nameEnd - start)))
             }
         }
         // libdw refuses a header that does not end where its length says (and reads a 4-byte
         // offset of CUBINs just before the end: its, too).
         guard reader.position == programStart else { return nil }
-        fileNames = files
 
         // The state machine (DWARF 4, section 6.2.2), rows as libdw adds them.
         reader.position = programStart
         var rows: [Row] = []
         // About a row per two bytes of program in Swift and clang output.
         rows.reserveCapacity((end - programStart) / 2 + 1)
+        // Where each sequence's rows end (after its end-of-sequence row).
+        var sequenceEnds: [Int] = []
         var address: UInt64 = 0
         var file: UInt64 = 1
         var line: Int64 = 1
@@ -142,6 +159,7 @@ struct LineProgram {
                 case 1:  // DW_LNE_end_sequence
                     guard representable else { return nil }
                     rows.append(Row(address: address, line: Int32(line), file: file, endsSequence: true))
+                    sequenceEnds.append(rows.count)
                     address = 0
                     file = 1
                     line = 1
@@ -197,7 +215,9 @@ struct LineProgram {
             sorted = false
             break
         }
-        if !sorted {
+        if !sorted, let bySequence = Self.sortedBySequence(rows, sequenceEnds: sequenceEnds) {
+            rows = bySequence
+        } else if !sorted {
             // Program order breaks ties explicitly (the standard library does not promise a
             // stable sort).
             rows = rows.enumerated().sorted { left, right in
@@ -207,6 +227,32 @@ struct LineProgram {
             }.map(\.element)
         }
         self.rows = rows
+    }
+
+    /// The rows in libdw's order when each sequence is in order and the sequences do not
+    /// overlap (every row of one sorts before every row of the next): the sequences put in order
+    /// by their first rows, not every row sorted (that sort was a fifth of reading a line program);
+    /// nil otherwise.
+    private static func sortedBySequence(_ rows: [Row], sequenceEnds: [Int]) -> [Row]? {
+        var sequences: [Range<Int>] = []
+        sequences.reserveCapacity(sequenceEnds.count + 1)
+        var start = 0
+        for end in sequenceEnds {
+            sequences.append(start..<end)
+            start = end
+        }
+        if start < rows.count { sequences.append(start..<rows.count) }
+        for sequence in sequences {
+            for index in sequence.dropFirst() where before(rows[index], rows[index - 1]) { return nil }
+        }
+        sequences.sort { rows[$0.lowerBound].address < rows[$1.lowerBound].address }
+        for (earlier, later) in zip(sequences, sequences.dropFirst()) where !before(rows[earlier.upperBound - 1], rows[later.lowerBound]) {
+            return nil
+        }
+        var result: [Row] = []
+        result.reserveCapacity(rows.count)
+        for sequence in sequences { result.append(contentsOf: rows[sequence]) }
+        return result
     }
 
     /// Whether `left` sorts before `right` regardless of program order.

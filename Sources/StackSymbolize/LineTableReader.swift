@@ -58,12 +58,12 @@ enum LineTableReader {
             let row = program.rows[rows?[position] ?? position]
             var file: Int32 = -1
             if !row.endsSequence {
-                if row.file < UInt64(program.fileNames.count) {
+                if row.file < UInt64(program.fileCount) {
                     if let known = fileIndexByEntry[row.file] {
                         file = known
                     } else {
                         file = Int32(unit.lineFileNames.count)
-                        unit.lineFileNames.append(cleanPath(program.fileNames[Int(row.file)], compDir: compDir))
+                        unit.lineFileNames.append(cleanPath(program.fileName(Int(row.file)), compDir: compDir))
                         fileIndexByEntry[row.file] = file
                     }
                 } else {
@@ -75,13 +75,13 @@ enum LineTableReader {
             unit.lineFile.append(file)
         }
         guard wanted != nil else {
-            unit.callFileNames = program.fileNames.map { cleanPath($0, compDir: compDir) }
+            unit.callFileNames = (0..<program.fileCount).map { cleanPath(program.fileName($0), compDir: compDir) }
             return
         }
-        unit.callFileNames = Array(repeating: "", count: program.fileNames.count)
-        for node in unit.nodes where node.isInlined && node.callFile >= 0 && Int(node.callFile) < program.fileNames.count {
+        unit.callFileNames = Array(repeating: "", count: program.fileCount)
+        for node in unit.nodes where node.isInlined && node.callFile >= 0 && Int(node.callFile) < program.fileCount {
             if unit.callFileNames[Int(node.callFile)].isEmpty {
-                unit.callFileNames[Int(node.callFile)] = cleanPath(program.fileNames[Int(node.callFile)], compDir: compDir)
+                unit.callFileNames[Int(node.callFile)] = cleanPath(program.fileName(Int(node.callFile)), compDir: compDir)
             }
         }
     }
