@@ -185,7 +185,7 @@ final class DebugImage {
         // Every answer's outermost frame is named from the symbol table: past a few addresses,
         // loading it once costs less than passing over it per address.
         if addresses.count > Self.symbolLookupsBeforeLoading { preloadSymbols() }
-        let order = Self.ascendingOrder(of: addresses)
+        let order = addresses.ascendingOrder()
         // Group by the first unit that covers each address; units are visited once each.
         var byUnit: [Int: [Int]] = [:]
         var leftovers: [Int] = []
@@ -220,20 +220,6 @@ final class DebugImage {
             results[index] = lookup(addresses[index])
         }
         return results
-    }
-
-    /// The positions of `addresses` in ascending address order, equal addresses in input order.
-    /// Addresses below 2^44 (every real image's) and batches under a million go as single
-    /// integers, the position in the low 20 bits: sorting those needs no closure (sorting
-    /// positions by a closure reading the addresses was an eightieth of a cold batch).
-    static func ascendingOrder(of addresses: [UInt64]) -> [Int] {
-        let positionBits: UInt64 = 20
-        guard addresses.count < 1 << positionBits, addresses.allSatisfy({ $0 < 1 << (64 - positionBits) }) else {
-            return addresses.indices.sorted { addresses[$0] < addresses[$1] }
-        }
-        var keys = addresses.enumerated().map { $1 << positionBits | UInt64($0) }
-        keys.sort()
-        return keys.map { Int($0 & (1 << positionBits - 1)) }
     }
 
     private func decodedUnit(_ index: Int) -> DecodedUnit {

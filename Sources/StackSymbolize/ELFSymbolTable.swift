@@ -19,15 +19,14 @@ enum ELFSymbolTable {
         let stringsSize = Int(strings.size)
         // Where each symbol's section ends: no symbol reaches past it (a size-0 symbol such as
         // `_fini` would otherwise claim every address above it, up to 2^64).
-        var sectionEnds: [UInt16: UInt64] = [:]
-        func sectionEnd(_ index: UInt16) -> UInt64? {
-            if let known = sectionEnds[index] { return known }
-            guard let section = elf.section(at: Int(index)), section.flags & ElfNumber.flagExecutable != 0 else { return nil }
+        // Where each executable section ends, by section index (nil: not executable), found once
+        // for the few sections there are rather than looked up per symbol.
+        let executableEnds: [UInt64?] = (0..<(elf.sectionCount() ?? 0)).map { index in
+            guard let section = elf.section(at: index), section.flags & ElfNumber.flagExecutable != 0 else { return nil }
             let (end, overflow) = section.address.addingReportingOverflow(section.size)
-            let bounded = overflow ? UInt64.max : end
-            sectionEnds[index] = bounded
-            return bounded
+            return overflow ? UInt64.max : end
         }
+        func sectionEnd(_ index: UInt16) -> UInt64? { Int(index) < executableEnds.count ? executableEnds[Int(index)] : nil }
         var result: [SymbolEntry] = []
         var ends: [UInt64] = []
         result.reserveCapacity(symbols.count)
@@ -49,9 +48,9 @@ enum ELFSymbolTable {
     private static func bounded(_ symbols: [SymbolEntry], sectionEnds: [UInt64]) -> [SymbolEntry] {
         // The entries sorted with their section ends beside them (the same comparisons as sorting
         // their indices, so the same order, without reaching back into two arrays per comparison).
-        let sorted = zip(symbols, sectionEnds).sorted { $0.0.address < $1.0.address }
-        var result = sorted.map(\.0)
-        let ends = sorted.map(\.1)
+        let order = symbols.map(\.address).ascendingOrder()
+        var result = order.map { symbols[$0] }
+        let ends = order.map { sectionEnds[$0] }
         for index in result.indices {
             let room = ends[index] - result[index].address
             var size = result[index].size

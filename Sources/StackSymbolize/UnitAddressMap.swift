@@ -1,13 +1,15 @@
 /// Units' address ranges made disjoint: each piece lists the units covering it, smallest range
 /// first, so an address finds its unit by one binary search even when units overlap.
-struct UnitAddressMap {
+struct UnitAddressMap: Equatable {
     var unitOffsets: [UInt64] = []
     private var starts: [UInt64] = []
     private var ends: [UInt64] = []
     private var firstCandidate: [Int32] = []
     private var candidates: [Int32] = []
 
-    init(_ units: [UnitRanges]) {
+    /// - Parameter sweeping: builds it by the general sweep even when the ranges are disjoint
+    ///   (for tests: both ways must give the same map).
+    init(_ units: [UnitRanges], sweeping: Bool = false) {
         var ranges: [(low: UInt64, high: UInt64, unit: Int32)] = []
         for (index, unit) in units.enumerated() {
             unitOffsets.append(unit.unitDIEOffset)
@@ -15,6 +17,7 @@ struct UnitAddressMap {
             for range in unit.ranges where range.low != 0 { ranges.append((range.low, range.high, Int32(index))) }
         }
         ranges.sort { $0.low < $1.low }
+        if !sweeping, fillDisjoint(ranges) { return }
         // Sweep over range boundaries. (Built on every cold run before any lookup, so it avoids a
         // Set and an allocation per boundary: most pieces have one unit.)
         var boundaries: [UInt64] = []
@@ -62,6 +65,31 @@ struct UnitAddressMap {
             candidates.append(contentsOf: units)
         }
         firstCandidate.append(Int32(candidates.count))
+    }
+
+    /// The map when no two ranges overlap and none is empty (most images): each range is a
+    /// piece of one unit, joined to the one before when they meet and are of the same unit, as
+    /// the sweep makes them. False, leaving the map empty, when the sweep must do it.
+    private mutating func fillDisjoint(_ ranges: [(low: UInt64, high: UInt64, unit: Int32)]) -> Bool {
+        for (index, range) in ranges.enumerated() {
+            guard range.high > range.low, index == 0 || ranges[index - 1].high <= range.low else { return false }
+        }
+        starts.reserveCapacity(ranges.count)
+        ends.reserveCapacity(ranges.count)
+        firstCandidate.reserveCapacity(ranges.count + 1)
+        candidates.reserveCapacity(ranges.count)
+        for range in ranges {
+            if let last = ends.indices.last, ends[last] == range.low, candidates[Int(firstCandidate[last])] == range.unit {
+                ends[last] = range.high
+                continue
+            }
+            starts.append(range.low)
+            ends.append(range.high)
+            firstCandidate.append(Int32(candidates.count))
+            candidates.append(range.unit)
+        }
+        firstCandidate.append(Int32(candidates.count))
+        return true
     }
 
     /// Every piece's start and end: where the units covering an address change.

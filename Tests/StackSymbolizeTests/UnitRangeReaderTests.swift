@@ -26,6 +26,31 @@ import Testing
         #expect(units > 100)
     }
 
+    /// The unit map of disjoint ranges (made directly) must be the sweep's; overlapping ones go to
+    /// the sweep.
+    @Test func disjointRangesMakeTheSweepsMap() throws {
+        for path in Self.toolchainBinaries {
+            let (ranges, _, _) = try DebugImage(elfPath: path).unitRangesBothWays()
+            #expect(UnitAddressMap(ranges) == UnitAddressMap(ranges, sweeping: true), "\(path)")
+        }
+        func units(_ ranges: [[(UInt64, UInt64)]]) -> [UnitRanges] {
+            ranges.enumerated().map { UnitRanges(unitDIEOffset: UInt64($0) * 100, ranges: $1.map { AddressRange(low: $0.0, high: $0.1) }) }
+        }
+        // Meeting ranges of one unit join; of two units they stay apart; overlaps, empty ranges and
+        // ranges at 0 as the sweep has them.
+        let cases: [[[(UInt64, UInt64)]]] = [
+            [[(0x10, 0x20), (0x20, 0x30)], [(0x30, 0x40)]],
+            [[(0x10, 0x20)], [(0x18, 0x40)]],
+            [[(0x10, 0x20), (0x20, 0x20)], [(0x40, 0x50)]],
+            [[(0, 0x20), (0x50, 0x60)], [(0x20, 0x30), (0x60, 0x70)]],
+        ]
+        for ranges in cases {
+            #expect(UnitAddressMap(units(ranges)) == UnitAddressMap(units(ranges), sweeping: true), "\(ranges)")
+        }
+        let joined = UnitAddressMap(units(cases[0]))
+        #expect(joined.boundaries.sorted() == [0x10, 0x30, 0x30, 0x40])
+    }
+
     @Test func everyFixtureSlice() throws {
         let scan = DebugFileCatalog.scan([try Fixtures.path("builds"), try Fixtures.path("real")])
         try #require(scan.files.count > 10)
