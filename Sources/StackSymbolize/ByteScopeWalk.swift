@@ -1,3 +1,5 @@
+import Foundation
+
 /// `LibdwScopeWalk` with the tree walked over the section bytes (see `DIECursor`) in one pass, each
 /// DIE read once; libdw is asked only about code ranges the bytes do not give
 /// (`DIECursor.codeRanges`). The pass records, per sibling
@@ -129,46 +131,98 @@ private struct SiblingLists {
         // with a load and an addition (going through `DIECursor.step` for each was a tenth of a
         // cold batch); `step` reads the rest.
         let entries = cursor.abbreviations.entries
+        let ops = cursor.abbreviations.ops
         return entries.withUnsafeBufferPointer { entries in
-            while offset < unitEnd {
-                let entry: AbbreviationTable.Entry
-                let end: Int
-                var sibling: Int?
-                let code = Int(info.load(fromByteOffset: offset, as: UInt8.self))
-                if code > 0, code < 0x80, code < entries.count, entries[code].isValid, entries[code].fixedSize >= 0 {
-                    entry = entries[code]
-                    end = offset + 1 + Int(entry.fixedSize)
-                    guard end <= unitEnd else { return false }
-                } else {
-                    switch cursor.step(at: offset) {
-                    case .endOfSiblings(let next):
-                        levels.removeLast()
-                        guard let outer = levels.last else { return true }
-                        list = outer
-                        offset = next
-                        continue
-                    case .failed:
-                        return false
-                    case .entry(let found, let foundEnd, let foundSibling):
-                        (entry, end, sibling) = (found, foundEnd, foundSibling)
-                    }
-                }
-                let childList = list >= 0 && entry.isScope ? record(entry, at: offset, in: list, cursor: &cursor) : -1
-                if failed { return false }
-                if entry.hasChildren {
-                    if childList < 0, let sibling, sibling > offset {
-                        offset = sibling  // Nothing to record below: jump over the subtree.
+            ops.withUnsafeBufferPointer { ops in
+                while offset < unitEnd {
+                    let entry: AbbreviationTable.Entry
+                    var end: Int
+                    var sibling: Int?
+                    let code = Int(info.load(fromByteOffset: offset, as: UInt8.self))
+                    if code > 0, code < 0x80, code < entries.count, entries[code].isValid, entries[code].fixedSize >= 0 {
+                        entry = entries[code]
+                        end = offset + 1 + Int(entry.fixedSize)
+                        guard end <= unitEnd else { return false }
+                    } else if code > 0, code < 0x80, code < entries.count, entries[code].isValid,
+                        let found = Self.attributesEnd(ops[Int(entries[code].opStart)..<Int(entries[code].opEnd)], from: offset + 1, info, unitEnd)
+                    {
+                        // Fixed runs, LEB128 numbers and blocks (a location expression, a string):
+                        // passed over here too; a sibling reference or an indirect form goes to `step`.
+                        entry = entries[code]
+                        end = found
                     } else {
-                        levels.append(childList)
-                        list = childList
+                        switch cursor.step(at: offset) {
+                        case .endOfSiblings(let next):
+                            levels.removeLast()
+                            guard let outer = levels.last else { return true }
+                            list = outer
+                            offset = next
+                            continue
+                        case .failed:
+                            return false
+                        case .entry(let found, let foundEnd, let foundSibling):
+                            (entry, end, sibling) = (found, foundEnd, foundSibling)
+                        }
+                    }
+                    let childList = list >= 0 && entry.isScope ? record(entry, at: offset, in: list, cursor: &cursor) : -1
+                    if failed { return false }
+                    if entry.hasChildren {
+                        if childList < 0, let sibling, sibling > offset {
+                            offset = sibling  // Nothing to record below: jump over the subtree.
+                        } else {
+                            levels.append(childList)
+                            list = childList
+                            offset = end
+                        }
+                    } else {
                         offset = end
                     }
-                } else {
-                    offset = end
                 }
+                return true
             }
-            return true
         }
+    }
+
+    /// Where the attributes starting at `position` end, for the common operations only: nil for
+    /// anything else (a sibling, an indirect form) or bytes running past `unitEnd`.
+    @inline(__always)
+    private static func attributesEnd(
+        _ ops: Slice<UnsafeBufferPointer<AbbreviationTable.SkipOp>>, from position: Int, _ info: UnsafeRawPointer, _ unitEnd: Int
+    ) -> Int? {
+        var position = position
+        @inline(__always) func uleb() -> UInt64? {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while position < unitEnd {
+                let byte = info.load(fromByteOffset: position, as: UInt8.self)
+                position += 1
+                if shift < 64 { value |= UInt64(byte & 0x7f) << shift }
+                if byte & 0x80 == 0 { return value }
+                shift += 7
+            }
+            return nil
+        }
+        for op in ops {
+            switch op {
+            case .fixed(let size):
+                position += size
+            case .uleb, .sleb:
+                guard uleb() != nil else { return nil }
+            case .blockULEB:
+                guard let length = uleb(), length < UInt64(unitEnd) else { return nil }
+                position += Int(length)
+            case .block1:
+                guard position < unitEnd else { return nil }
+                position += 1 + Int(info.load(fromByteOffset: position, as: UInt8.self))
+            case .cString:
+                guard position < unitEnd, let end = memchr(info + position, 0, unitEnd - position) else { return nil }
+                position = UnsafeRawPointer(end) - info + 1
+            default:
+                return nil
+            }
+            guard position <= unitEnd else { return nil }
+        }
+        return position
     }
 
     /// Records the DIE at `offset` in `list`; returns the list its children go to (-1: nothing
