@@ -14,3 +14,46 @@ extension [UInt64] {
         return keys.map { Int($0 & (1 << positionBits - 1)) }
     }
 }
+
+extension [UInt64] {
+    /// Sorts in place, by bytes from the lowest (a radix sort) when the array is large: a byte all
+    /// values share is skipped, and a unit's addresses differ in three bytes or so, so it is three
+    /// passes over the values where a comparison sort makes a dozen (sorting each unit's points was
+    /// a twentieth of an index build). The result is `sort()`'s: integers have one order.
+    mutating func radixSort() {
+        guard count > 512 else {
+            sort()
+            return
+        }
+        var scratch = [UInt64](repeating: 0, count: count)
+        withUnsafeMutableBufferPointer { values in
+            scratch.withUnsafeMutableBufferPointer { other in
+                var source = values
+                var target = other
+                var counts = [Int](repeating: 0, count: 256)
+                for shift in stride(from: UInt64(0), to: 64, by: 8) {
+                    for index in counts.indices { counts[index] = 0 }
+                    for value in source { counts[Int(truncatingIfNeeded: value >> shift) & 0xff] += 1 }
+                    // Every value has the same byte here: nothing moves.
+                    if counts[Int(truncatingIfNeeded: source[0] >> shift) & 0xff] == source.count { continue }
+                    var position = 0
+                    for index in counts.indices {
+                        let bucket = counts[index]
+                        counts[index] = position
+                        position += bucket
+                    }
+                    for value in source {
+                        let digit = Int(truncatingIfNeeded: value >> shift) & 0xff
+                        target[counts[digit]] = value
+                        counts[digit] += 1
+                    }
+                    swap(&source, &target)
+                }
+                // The last pass may have left the values in the scratch buffer.
+                if source.baseAddress != values.baseAddress {
+                    for index in 0..<values.count { values[index] = source[index] }
+                }
+            }
+        }
+    }
+}

@@ -362,7 +362,7 @@ enum SymbolIndexBuilder {
             }
             boundaries += extraPoints[unitIndex]
             if let handed = deferred.removeValue(forKey: unitIndex) { boundaries += handed }
-            boundaries.sort()
+            boundaries.radixSort()
             part.add(boundaries, rows: unit.lineAddress, of: image, unitIndex: unitIndex, unit: unit, deferred: &deferred)
         }
         // Points of units done already, or of the other part's: each such unit decoded once more.
