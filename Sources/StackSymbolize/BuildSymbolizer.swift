@@ -278,6 +278,7 @@ public final class BuildSymbolizer {
                     status: Self.status(of: lookup), offset: offsets ? given : given &- image.textBase, lookupAddress: lookupAddresses[position],
                     functionStart: lookup.functionStart, frames: first..<Int32(result.frames.count)))
         }
+        result.lookups = raw
         return result
     }
 
