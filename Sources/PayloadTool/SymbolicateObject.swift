@@ -279,7 +279,6 @@ struct AnswerWriter {
     private var arena: [UInt8] = []
     private var spans: [Range<Int>] = []
     private var pieces: [Int] = [0]
-    private var out = ByteOutput()
 
     /// The answers of `BuildSymbolizer.lookupForText`, for text output (then `answers` is empty).
     let direct: DirectAnswers?
@@ -327,6 +326,8 @@ struct AnswerWriter {
     }
 
     mutating func writeJSON(to stdout: inout some TextOutputStream) {
+        // The output buffer is the call's own: the writer, kept after the batch, holds answers only.
+        var out = ByteOutput()
         // Each distinct answer is formatted once, at its first occurrence; its bytes are kept only
         // when it occurs again (a million distinct answers kept whole were half a gigabyte).
         var occurs = [UInt8](repeating: 0, count: answers.count)
@@ -376,6 +377,8 @@ struct AnswerWriter {
     }
 
     mutating func writeFolded(to stdout: inout some TextOutputStream) {
+        // The output buffer is the call's own: the writer, kept after the batch, holds answers only.
+        var out = ByteOutput()
         for answer in answers {
             keep(SymbolicateOutput.foldedNames(image: image, frame: answer).joined(separator: ";") + " 1\n")
             pieces.append(spans.count)
@@ -388,6 +391,8 @@ struct AnswerWriter {
     }
 
     mutating func writeText(to stdout: inout some TextOutputStream) {
+        // The output buffer is the call's own: the writer, kept after the batch, holds answers only.
+        var out = ByteOutput()
         // Each line of an answer without its first column (the input's position), which is
         // written per occurrence.
         let imageColumn = SymbolicateOutput.imageColumn(image)

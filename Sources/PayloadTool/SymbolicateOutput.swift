@@ -280,33 +280,35 @@ enum SymbolicateOutput {
 }
 
 /// Output gathered as bytes and handed to the stream in 64 KB pieces: a million-line batch must not
-/// pay for a String per line.
+/// pay for a String per line. The bytes go to a `TextBytes` (an array's append checked its
+/// uniqueness on every piece of every line).
 struct ByteOutput {
-    private(set) var bytes: [UInt8] = []
+    private var buffer = TextBytes(capacity: Self.threshold + 4096)
     private static let threshold = 1 << 16
 
-    init() { bytes.reserveCapacity(Self.threshold + 4096) }
+    mutating func append(_ text: String) {
+        var text = text
+        text.withUTF8 { buffer.append(bytes: UnsafeRawBufferPointer($0)) }
+    }
 
-    mutating func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
-
-    mutating func append(bytes source: UnsafeRawBufferPointer) { bytes.append(contentsOf: source) }
+    mutating func append(bytes source: UnsafeRawBufferPointer) { buffer.append(bytes: source) }
 
     mutating func append(_ source: [UInt8], _ range: Range<Int>) {
-        source.withUnsafeBufferPointer { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
+        source.withUnsafeBytes { buffer.append(bytes: UnsafeRawBufferPointer(rebasing: $0[range])) }
     }
 
     /// The first column of a text line, as `SymbolicateOutput.appendIndexColumn` writes it.
-    mutating func appendIndexColumn(_ value: Int) { SymbolicateOutput.appendIndexColumn(value, into: &bytes) }
+    mutating func appendIndexColumn(_ value: Int) { SymbolicateOutput.appendIndexColumn(value, into: &buffer) }
 
     mutating func flushIfFull(into stream: inout some TextOutputStream) {
-        if bytes.count >= Self.threshold { flush(into: &stream) }
+        if buffer.count >= Self.threshold { flush(into: &stream) }
     }
 
     mutating func flush(into stream: inout some TextOutputStream) {
-        guard !bytes.isEmpty else { return }
+        guard buffer.count > 0 else { return }
         // As bytes where the stream takes them (standard output does): no `String` made and
         // validated per block.
-        bytes.withUnsafeBytes { writeUTF8($0, to: &stream) }
-        bytes.removeAll(keepingCapacity: true)
+        writeUTF8(buffer.bytes, to: &stream)
+        buffer.removeAll()
     }
 }
