@@ -62,17 +62,18 @@ final class DebugInfoBytes {
     /// Header offsets of the units, in order, and where each ends.
     private let starts: [Int]
     private let ends: [Int]
-    /// Decoded abbreviation tables, by what decoding and compiling them depends on.
-    private var tables: [TableKey: AbbreviationTable] = [:]
+    /// Decoded abbreviation tables, by what decoding and compiling them depends on (`tableKey`).
+    /// Keyed by a plain integer: a dictionary of a key type of its own costs a search of every
+    /// conformance in the program the first time (a third of a million instructions at start-up).
+    private var tables: [Int: AbbreviationTable] = [:]
     /// Units read so far, by their index in `starts` (nil: not read yet or not readable here).
     private var units: [UnitBytes?]
     private var unitWasRead: [Bool]
 
-    private struct TableKey: Hashable {
-        var offset: Int
-        var addressSize: Int
-        var offsetSize: Int
-        var refAddressSize: Int
+    /// The table's offset, and whether addresses, offsets and `DW_FORM_ref_addr` operands are 8
+    /// bytes (else 4): what decoding and compiling a table depends on.
+    private static func tableKey(offset: Int, addressSize: Int, offsetSize: Int, refAddressSize: Int) -> Int {
+        offset << 3 | (addressSize == 8 ? 4 : 0) | (offsetSize == 8 ? 2 : 0) | (refAddressSize == 8 ? 1 : 0)
     }
 
     init(sections: DebugInfoSections) {
@@ -140,15 +141,15 @@ final class DebugInfoBytes {
 
     private func readUnit(at start: Int) -> UnitBytes? {
         guard let header = DWARFUnitHeader(sections.info, at: start), header.abbrevOffset < sections.abbrev.count else { return nil }
-        let key = TableKey(
-            offset: header.abbrevOffset, addressSize: header.addressSize, offsetSize: header.offsetSize,
-            refAddressSize: header.version == 2 ? header.addressSize : header.offsetSize)
+        let refAddressSize = header.version == 2 ? header.addressSize : header.offsetSize
+        let key = Self.tableKey(
+            offset: header.abbrevOffset, addressSize: header.addressSize, offsetSize: header.offsetSize, refAddressSize: refAddressSize)
         let table: AbbreviationTable
         if let known = tables[key] {
             table = known
         } else {
             guard var decoded = AbbreviationTable(sections.abbrev, at: header.abbrevOffset) else { return nil }
-            decoded.compile(addressSize: key.addressSize, offsetSize: key.offsetSize, refAddressSize: key.refAddressSize)
+            decoded.compile(addressSize: header.addressSize, offsetSize: header.offsetSize, refAddressSize: refAddressSize)
             tables[key] = decoded
             table = decoded
         }

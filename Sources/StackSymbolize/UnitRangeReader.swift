@@ -20,12 +20,9 @@ struct UnitRangeSections {
 struct UnitRangeReader {
     let sections: UnitRangeSections
     /// Where each (abbreviation table, code) asked for has its tag in `.debug_abbrev`.
-    private var entryOffsets: [AbbreviationKey: Int] = [:]
-
-    private struct AbbreviationKey: Hashable {
-        var table: Int
-        var code: UInt64
-    }
+    /// Keyed by table offset and code in one integer (a key type of its own made the program's
+    /// conformances be searched at start-up, see `DebugInfoBytes.tables`).
+    private var entryOffsets: [Int: Int] = [:]
 
     init(sections: UnitRangeSections) {
         self.sections = sections
@@ -135,8 +132,9 @@ struct UnitRangeReader {
     /// Finds the abbreviation `code` of the table at `table`; each (table, code) is looked for
     /// once (units sharing a table share its unit DIE's abbreviation).
     private mutating func entryOffset(table: Int, code: UInt64) -> Int? {
-        let key = AbbreviationKey(table: table, code: code)
-        if let known = entryOffsets[key] { return known }
+        // Codes are small in practice; a larger one is looked for without the cache.
+        let key = code < 1 << 20 && table < 1 << 40 ? table << 20 | Int(code) : nil
+        if let key, let known = entryOffsets[key] { return known }
         guard table < sections.abbrev.count else { return nil }
         var reader = ByteReader(sections.abbrev, at: table)
         while true {
@@ -144,7 +142,7 @@ struct UnitRangeReader {
             guard let found = reader.uleb(), found != 0 else { return nil }
             let entry = reader.position
             if found == code {
-                entryOffsets[key] = entry
+                if let key { entryOffsets[key] = entry }
                 return entry
             }
             // Tag, children flag, then (name, form) pairs up to (0, 0); an implicit constant's value
