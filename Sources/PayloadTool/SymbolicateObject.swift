@@ -101,7 +101,7 @@ enum SymbolicateObject {
         let cannotOverflow = bytes.count - index <= (radix == 16 ? 16 : 19)
         var value: UInt64 = 0
         while index < bytes.count {
-            let digit = UInt64(digitValues[Int(bytes[index])])
+            let digit = digitValue(bytes[index])
             guard digit < radix else { return nil }
             if cannotOverflow {
                 value = value &* radix &+ digit
@@ -116,12 +116,14 @@ enum SymbolicateObject {
         return value
     }
 
-    /// Each byte's value as a hex digit (either case), 255 for a byte that is none.
-    private static let digitValues: [UInt8] = (0..<256).map { byte in
-        switch UInt8(byte) {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(byte) - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt8(byte) - UInt8(ascii: "A") + 10
+    /// A byte's value as a hex digit (either case), 255 for a byte that is none. Computed, not
+    /// looked up in a table: a static table is reached through a once-check per digit.
+    @inline(__always)
+    private static func digitValue(_ byte: UInt8) -> UInt64 {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt64(byte &- UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt64(byte &- UInt8(ascii: "a") &+ 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt64(byte &- UInt8(ascii: "A") &+ 10)
         default: 255
         }
     }
