@@ -132,53 +132,63 @@ private struct SiblingLists {
         // cold batch); `step` reads the rest.
         let entries = cursor.abbreviations.entries
         let ops = cursor.abbreviations.ops
+        let leafSizes = cursor.abbreviations.leafSizes
         return entries.withUnsafeBufferPointer { entries in
             ops.withUnsafeBufferPointer { ops in
-                while offset < unitEnd {
-                    let entry: AbbreviationTable.Entry
-                    var end: Int
-                    var sibling: Int?
-                    let code = Int(info.load(fromByteOffset: offset, as: UInt8.self))
-                    if code > 0, code < 0x80, code < entries.count, entries[code].isValid, entries[code].fixedSize >= 0 {
-                        entry = entries[code]
-                        end = offset + 1 + Int(entry.fixedSize)
-                        guard end <= unitEnd else { return false }
-                    } else if code > 0, code < 0x80, code < entries.count, entries[code].isValid,
-                        let found = Self.attributesEnd(ops[Int(entries[code].opStart)..<Int(entries[code].opEnd)], from: offset + 1, info, unitEnd)
-                    {
-                        // Fixed runs, LEB128 numbers and blocks (a location expression, a string):
-                        // passed over here too; a sibling reference or an indirect form goes to `step`.
-                        entry = entries[code]
-                        end = found
-                    } else {
-                        switch cursor.step(at: offset) {
-                        case .endOfSiblings(let next):
-                            levels.removeLast()
-                            guard let outer = levels.last else { return true }
-                            list = outer
-                            offset = next
+                leafSizes.withUnsafeBufferPointer { leafSizes in
+                    while offset < unitEnd {
+                        let entry: AbbreviationTable.Entry
+                        var end: Int
+                        var sibling: Int?
+                        let code = Int(info.load(fromByteOffset: offset, as: UInt8.self))
+                        // A leaf nothing is recorded for: passed over.
+                        if code < 0x80, code < leafSizes.count, leafSizes[code] >= 0 {
+                            offset += 1 + Int(leafSizes[code])
+                            guard offset <= unitEnd else { return false }
                             continue
-                        case .failed:
-                            return false
-                        case .entry(let found, let foundEnd, let foundSibling):
-                            (entry, end, sibling) = (found, foundEnd, foundSibling)
                         }
-                    }
-                    let childList = list >= 0 && entry.isScope ? record(entry, at: offset, in: list, cursor: &cursor) : -1
-                    if failed { return false }
-                    if entry.hasChildren {
-                        if childList < 0, let sibling, sibling > offset {
-                            offset = sibling  // Nothing to record below: jump over the subtree.
+                        if code > 0, code < 0x80, code < entries.count, entries[code].isValid, entries[code].fixedSize >= 0 {
+                            entry = entries[code]
+                            end = offset + 1 + Int(entry.fixedSize)
+                            guard end <= unitEnd else { return false }
+                        } else if code > 0, code < 0x80, code < entries.count, entries[code].isValid,
+                            let found = Self.attributesEnd(
+                                ops[Int(entries[code].opStart)..<Int(entries[code].opEnd)], from: offset + 1, info, unitEnd)
+                        {
+                            // Fixed runs, LEB128 numbers and blocks (a location expression, a string):
+                            // passed over here too; a sibling reference or an indirect form goes to `step`.
+                            entry = entries[code]
+                            end = found
                         } else {
-                            levels.append(childList)
-                            list = childList
+                            switch cursor.step(at: offset) {
+                            case .endOfSiblings(let next):
+                                levels.removeLast()
+                                guard let outer = levels.last else { return true }
+                                list = outer
+                                offset = next
+                                continue
+                            case .failed:
+                                return false
+                            case .entry(let found, let foundEnd, let foundSibling):
+                                (entry, end, sibling) = (found, foundEnd, foundSibling)
+                            }
+                        }
+                        let childList = list >= 0 && entry.isScope ? record(entry, at: offset, in: list, cursor: &cursor) : -1
+                        if failed { return false }
+                        if entry.hasChildren {
+                            if childList < 0, let sibling, sibling > offset {
+                                offset = sibling  // Nothing to record below: jump over the subtree.
+                            } else {
+                                levels.append(childList)
+                                list = childList
+                                offset = end
+                            }
+                        } else {
                             offset = end
                         }
-                    } else {
-                        offset = end
                     }
+                    return true
                 }
-                return true
             }
         }
     }

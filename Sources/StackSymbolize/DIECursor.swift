@@ -43,6 +43,10 @@ struct AbbreviationTable {
     /// Per attribute (as `specForms`), its operand's size when fixed for the unit, else -1: the
     /// readers that want a few attributes of a DIE step over the others by it.
     var specSizes: [Int16] = []
+    /// Per code: the attributes' size of a DIE the scope walk passes over as it is (no children,
+    /// not a function, inlined call or container, every form of fixed size), else -1. Most DIEs
+    /// are such leaves: one load and one addition each.
+    var leafSizes: [Int32] = []
 
     enum SkipOp {
         case fixed(Int)
@@ -131,6 +135,7 @@ struct AbbreviationTable {
         }
         self.entries = entries
         specSizes = sizes
+        leafSizes = entries.map { $0.isValid && !$0.hasChildren && !$0.isScope ? $0.fixedSize : -1 }
     }
 
     /// Decodes the abbreviations at `offset` of `bytes` (codes are small and dense in practice; a
