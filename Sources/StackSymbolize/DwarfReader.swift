@@ -134,7 +134,7 @@ final class DwarfReader {
 
     /// The sections `UnitRangeReader` reads, as stored (nil when `.debug_info` or `.debug_abbrev`
     /// is compressed or absent).
-    private lazy var unitRangeSections: UnitRangeSections? = ElfSectionLookup.unitRangeSections(in: elf)
+    private var unitRangeSections: DebugInfoSections? { infoBytes?.sections }
 
     /// Header-only units skipped by `unitDIEOffsets()`.
     private(set) var headerOnlyUnits = 0

@@ -30,22 +30,6 @@ enum ElfSectionLookup {
             lists: RangeListSections(ranges: found[".debug_ranges"], rangeLists: found[".debug_rnglists"], addresses: found[".debug_addr"]))
     }
 
-    /// The sections unit ranges are read from, as stored: nil unless `.debug_info` and
-    /// `.debug_abbrev` are there uncompressed (a compressed list section is left out, and the
-    /// units that need it go to libdw).
-    static func unitRangeSections(in elf: ElfHandle) -> UnitRangeSections? {
-        var found: [String: UnsafeRawBufferPointer] = [:]
-        let wanted: Set<String> = [".debug_info", ".debug_abbrev", ".debug_ranges", ".debug_rnglists", ".debug_addr"]
-        for section in elf.sections()
-        where section.type == ElfNumber.sectionProgramBits && section.flags & ElfNumber.flagCompressed == 0 {
-            guard let name = section.name, wanted.contains(name), found[name] == nil, let bytes = elf.contents(of: section) else { continue }
-            found[name] = bytes
-        }
-        guard let info = found[".debug_info"], let abbrev = found[".debug_abbrev"] else { return nil }
-        return UnitRangeSections(
-            info: info, abbrev: abbrev, ranges: found[".debug_ranges"], rangeLists: found[".debug_rnglists"], addresses: found[".debug_addr"])
-    }
-
     /// The bytes of the section named `name` as stored, nil when it is absent or compressed.
     static func rawSection(named name: String, in elf: ElfHandle) -> UnsafeRawBufferPointer? {
         for section in elf.sections()

@@ -1,13 +1,3 @@
-/// The sections a unit DIE's address ranges come from, as stored (none compressed).
-struct UnitRangeSections {
-    var info: UnsafeRawBufferPointer
-    var abbrev: UnsafeRawBufferPointer
-    /// `.debug_ranges` (DWARF 2 to 4), `.debug_rnglists` and `.debug_addr` (DWARF 5), when present.
-    var ranges: UnsafeRawBufferPointer?
-    var rangeLists: UnsafeRawBufferPointer?
-    var addresses: UnsafeRawBufferPointer?
-}
-
 /// Reads a unit DIE's address ranges from the section bytes, giving exactly what libdw's
 /// `dwarf_ranges` gives for it (`DwarfReader.unitRanges`), or `nil` where it cannot be sure and
 /// libdw reads the unit instead (split DWARF, an unknown form, a list that does not parse).
@@ -18,13 +8,13 @@ struct UnitRangeSections {
 /// abbreviation is often code 68): 26,000 abbreviations read to find 556 unit DIEs, 28 of the 43
 /// million instructions of one address on swift-help. Here each (table, code) is found once.
 struct UnitRangeReader {
-    let sections: UnitRangeSections
+    let sections: DebugInfoSections
     /// Where each (abbreviation table, code) asked for has its tag in `.debug_abbrev`.
     /// Keyed by table offset and code in one integer (a key type of its own made the program's
     /// conformances be searched at start-up, see `DebugInfoBytes.tables`).
     private var entryOffsets: [Int: Int] = [:]
 
-    init(sections: UnitRangeSections) {
+    init(sections: DebugInfoSections) {
         self.sections = sections
     }
 
@@ -193,9 +183,7 @@ struct UnitRangeReader {
         return read ? .unit(result) : nil
     }
 
-    private var listSections: RangeListSections {
-        RangeListSections(ranges: sections.ranges, rangeLists: sections.rangeLists, addresses: sections.addresses)
-    }
+    private var listSections: RangeListSections { sections.lists }
 
     private func listUnit(_ header: DWARFUnitHeader, _ attributes: UnitAttributes, base: UInt64) -> RangeListUnit {
         RangeListUnit(
