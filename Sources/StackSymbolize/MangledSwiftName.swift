@@ -1,3 +1,5 @@
+import Foundation
+
 // Swift's mangling read straight to the simplified `Type.member` name, without the runtime's full
 // demangling and the text simplification after it (`SwiftNameSimplifier.swift`): names were two
 // fifths of a cold batch on a small binary and a third of the index build. The grammar is the
@@ -107,8 +109,10 @@ struct MangledSwiftName {
         else { return nil }
         guard bytes.count <= SwiftNames.longestMangledName else { return nil }
         // `.resume.0`, `.cold.1`: an unmangled suffix, left out of the simplified name.
-        var end = start + 2
-        while end < bytes.count, bytes[end] != UInt8(ascii: ".") { end += 1 }
+        var end = bytes.count
+        if let base = bytes.baseAddress, let dot = memchr(base + start + 2, Int32(UInt8(ascii: ".")), bytes.count - start - 2) {
+            end = UnsafeRawPointer(dot) - UnsafeRawPointer(base)
+        }
         nodes.removeAll()
         children.removeAll()
         text.removeAll()
