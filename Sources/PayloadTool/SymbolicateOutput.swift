@@ -168,12 +168,41 @@ enum SymbolicateOutput {
     static func appendUnsymbolicated(
         image: String, address: UInt64, offset: UInt64, lookupAddress: UInt64?, missingUUID: String?, into out: inout some ByteSink
     ) {
-        let reason = missingUUID.map { "[no debug file for UUID \($0)]" } ?? "[no symbol at \(hex(lookupAddress ?? address))]"
+        // Bytes, not an interpolated String: a batch of addresses in a stripped region has many.
         // An address below the image's text base (atos mode) has a negative offset: the offset
         // wrapped past the address itself.
         let isBelowBase = lookupAddress.map { offset > $0 } ?? false
-        let place = isBelowBase ? "\(image) - \(0 &- offset)" : "\(image) + \(offset)"
-        out.append(Array("\(place) \(reason)\n".utf8))
+        var image = image
+        image.withUTF8 { out.append(bytes: UnsafeRawBufferPointer($0)) }
+        out.append(isBelowBase ? " - " : " + ")
+        appendDecimal(isBelowBase ? 0 &- offset : offset, into: &out)
+        if let missingUUID {
+            out.append(" [no debug file for UUID ")
+            out.append(Array(missingUUID.utf8))
+        } else {
+            out.append(" [no symbol at ")
+            appendHex(lookupAddress ?? address, into: &out)
+        }
+        out.append("]\n")
+    }
+
+    /// `hex(value)` (`0x` and the digits without leading zeros) into bytes.
+    static func appendHex(_ value: UInt64, into out: inout some ByteSink) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var position = buffer.count
+            var rest = value
+            repeat {
+                position -= 1
+                let nibble = UInt8(truncatingIfNeeded: rest) & 0xf
+                buffer[position] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
+                rest >>= 4
+            } while rest > 0
+            position -= 2
+            buffer[position] = UInt8(ascii: "0")
+            buffer[position + 1] = UInt8(ascii: "x")
+            out.append(bytes: UnsafeRawBufferPointer(rebasing: buffer[position...]))
+        }
     }
 
     /// `0x%016llx`, as `paddedHex`, into bytes.

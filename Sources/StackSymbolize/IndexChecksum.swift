@@ -28,10 +28,23 @@ struct IndexChecksum {
             pending.withUnsafeBytes { block($0, at: 0) }
             pending.removeAll(keepingCapacity: true)
         }
+        // The lanes in locals and the words read by pointer: with the lanes stored back and the
+        // offsets overflow-checked per word, the check was 50 instructions a block, a quarter of a
+        // warm run of 100,000 addresses in sourcekit-lsp's index.
         var offset = start
-        while bytes.count - offset >= 32 {
-            block(bytes, at: offset)
-            offset += 32
+        if let base = bytes.baseAddress, bytes.count - offset >= 32 {
+            var (lane0, lane1, lane2, lane3) = lanes
+            var word = base + offset
+            let blocks = (bytes.count - offset) / 32
+            for _ in 0..<blocks {
+                lane0 = Self.mix(lane0, UInt64(littleEndian: word.loadUnaligned(as: UInt64.self)))
+                lane1 = Self.mix(lane1, UInt64(littleEndian: word.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+                lane2 = Self.mix(lane2, UInt64(littleEndian: word.loadUnaligned(fromByteOffset: 16, as: UInt64.self)))
+                lane3 = Self.mix(lane3, UInt64(littleEndian: word.loadUnaligned(fromByteOffset: 24, as: UInt64.self)))
+                word += 32
+            }
+            lanes = (lane0, lane1, lane2, lane3)
+            offset += blocks * 32
         }
         pending.append(contentsOf: bytes[offset...])
     }
