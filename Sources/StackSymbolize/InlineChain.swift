@@ -13,8 +13,9 @@ extension DecodedUnit {
     }
 
     /// `scopeChain(at:)` into `chain` (emptied first), so a caller reading many addresses reuses
-    /// one array.
-    func scopeChain(at address: UInt64, into chain: inout [Int32]) {
+    /// one array. `search`, made for this unit, finds the child holding the address among many
+    /// without trying each (the same child the try in sibling order finds).
+    func scopeChain(at address: UInt64, into chain: inout [Int32], search: ChildRangeSearch? = nil) {
         chain.removeAll(keepingCapacity: true)
         var low = 0
         var high = topLevel.count
@@ -43,6 +44,14 @@ extension DecodedUnit {
         chain.append(top)
         var current = top
         descend: while true {
+            // Through the optional, not bound: binding it copied (retained) its arrays per step.
+            if let found = search?.child(of: current, holding: address) {
+                guard found >= 0 else { break }
+                if nodes[Int(found)].startsChain { chain.removeAll(keepingCapacity: true) }  // A nested function starts its own chain.
+                chain.append(found)
+                current = found
+                continue descend
+            }
             var child = nodes[Int(current)].firstChild
             while child >= 0 {
                 if contains(child, address) {
@@ -105,5 +114,95 @@ extension DecodedUnit {
         let file = lineFile[row]
         if file == -1 { return nil }
         return (file >= 0 ? lineFileNames[Int(file)] : nil, Int(lineNumber[row]))
+    }
+}
+
+/// For the nodes of a unit with many children, their children's ranges sorted by start: the
+/// child holding an address is then found by a binary search, not by trying every child in turn
+/// (an index build asks at every point of a unit, and a function with hundreds of inlined calls
+/// had each of them tried at each of its points: 6% of the build).
+struct ChildRangeSearch {
+    /// Nodes with fewer children are searched child by child, as before.
+    static let minimumChildren = 8
+
+    private struct Entry {
+        var low: UInt64
+        var high: UInt64
+        /// Within a block, the highest end of this entry and all before it.
+        var reach: UInt64
+        /// The child the range is of, and its position among its siblings.
+        var child: Int32
+        var siblingPosition: Int32
+    }
+
+    /// Per node: the start and end of its block of entries; start -1 for a node searched child by
+    /// child.
+    private var blocks: [(start: Int32, end: Int32)]
+    /// The entries of all blocks, each block sorted by range start.
+    private var entries: [Entry] = []
+
+    init(_ unit: DecodedUnit) {
+        blocks = [(start: Int32, end: Int32)](repeating: (-1, -1), count: unit.nodes.count)
+        var block: [Entry] = []
+        for node in unit.nodes.indices {
+            var count = 0
+            var next = unit.nodes[node].firstChild
+            while next >= 0, count < Self.minimumChildren {
+                count += 1
+                next = unit.nodes[Int(next)].nextSibling
+            }
+            guard count >= Self.minimumChildren else { continue }
+            block.removeAll(keepingCapacity: true)
+            var position: Int32 = 0
+            next = unit.nodes[node].firstChild
+            while next >= 0 {
+                let scope = unit.nodes[Int(next)]
+                for index in Int(scope.rangeStart)..<Int(scope.rangeStart + scope.rangeCount) {
+                    let range = unit.nodeRanges[index]
+                    if range.low < range.high {
+                        block.append(Entry(low: range.low, high: range.high, reach: 0, child: next, siblingPosition: position))
+                    }
+                }
+                position += 1
+                next = scope.nextSibling
+            }
+            block.sort { $0.low < $1.low || ($0.low == $1.low && $0.siblingPosition < $1.siblingPosition) }
+            let start = Int32(entries.count)
+            var highest: UInt64 = 0
+            for var entry in block {
+                highest = max(highest, entry.high)
+                entry.reach = highest
+                entries.append(entry)
+            }
+            blocks[node] = (start, Int32(entries.count))
+        }
+    }
+
+    /// The first child of `node` (in sibling order) with a range holding `address`: -1 for none;
+    /// nil when `node` has too few children to be searched here.
+    func child(of node: Int32, holding address: UInt64) -> Int32? {
+        let (blockStart, blockEnd) = blocks[Int(node)]
+        guard blockStart >= 0 else { return nil }
+        return entries.withUnsafeBufferPointer { entries in
+            var low = Int(blockStart)
+            var high = Int(blockEnd)
+            while low < high {
+                let middle = (low + high) >> 1
+                if entries[middle].low <= address { low = middle + 1 } else { high = middle }
+            }
+            // Entries before `low` start at or below the address; going back, once no entry so far
+            // reaches past the address, none before it does either.
+            var found: Int32 = -1
+            var foundPosition = Int32.max
+            var entry = low - 1
+            while entry >= Int(blockStart), entries[entry].reach > address {
+                if entries[entry].high > address, entries[entry].siblingPosition < foundPosition {
+                    found = entries[entry].child
+                    foundPosition = entries[entry].siblingPosition
+                }
+                entry -= 1
+            }
+            return found
+        }
     }
 }

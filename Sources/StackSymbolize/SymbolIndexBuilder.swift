@@ -108,6 +108,7 @@ enum SymbolIndexBuilder {
             var lineFiles = [UInt32](repeating: unread, count: unit.lineFileNames.count)
             var callFiles = [UInt32](repeating: unread, count: unit.callFileNames.count)
             var chain: [Int32] = []
+            let childSearch = ChildRangeSearch(unit)
             var previous: UInt64?
             var rowCursor = AscendingCursor()
             var pieces = AscendingCursor()
@@ -142,7 +143,7 @@ enum SymbolIndexBuilder {
                 if keepsChain {
                     // `chain` and `functionStart` as they were.
                 } else if answersFirst {
-                    unit.scopeChain(at: point, into: &chain)
+                    unit.scopeChain(at: point, into: &chain, search: childSearch)
                 } else {
                     chain.removeAll(keepingCapacity: true)
                 }
