@@ -80,14 +80,26 @@ enum SymbolicateOutput {
             missingUUID: nil, frameCount: answer.frames.count, into: &out, lineEnds: &lineEnds
         ) { position, out in
             let index = Int(answer.frames.lowerBound) + position
-            var name = frames[index].simplifiedName
-            name.withUTF8 { name in
-                withUTF8(frames[index].file) { file in
-                    appendFrameText(
-                        name: UnsafeRawBufferPointer(name), file: file, line: frames[index].line, isInlined: frames[index].isInlined,
-                        functionStart: answer.functionStart, lookupAddress: answer.lookupAddress,
-                        isSymbolTable: answer.status == .symbolTable, into: &out)
+            // The strings' bytes read in place: copying a frame's strings out to read them retained
+            // and released each (atomic operations, a few percent of a cold batch).
+            func append(name: UnsafeRawBufferPointer, file: UnsafeRawBufferPointer?) {
+                appendFrameText(
+                    name: name, file: file, line: frames[index].line, isInlined: frames[index].isInlined,
+                    functionStart: answer.functionStart, lookupAddress: answer.lookupAddress,
+                    isSymbolTable: answer.status == .symbolTable, into: &out)
+            }
+            func appendWithName(_ name: UnsafeRawBufferPointer) {
+                if frames[index].file == nil {
+                    append(name: name, file: nil)
+                } else if frames[index].file?.utf8.withContiguousStorageIfAvailable({ append(name: name, file: UnsafeRawBufferPointer($0)) })
+                    == nil
+                {
+                    withUTF8(frames[index].file) { append(name: name, file: $0) }
                 }
+            }
+            if frames[index].simplifiedName.utf8.withContiguousStorageIfAvailable({ appendWithName(UnsafeRawBufferPointer($0)) }) == nil {
+                var name = frames[index].simplifiedName
+                name.withUTF8 { appendWithName(UnsafeRawBufferPointer($0)) }
             }
         }
     }

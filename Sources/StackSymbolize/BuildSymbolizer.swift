@@ -259,24 +259,37 @@ public final class BuildSymbolizer {
         var result = DirectAnswers(debugFile: image.path)
         result.answers.reserveCapacity(addresses.count)
         result.frames.reserveCapacity(addresses.count * 3 / 2)
-        for position in addresses.indices {
-            let given = addresses[position]
-            let first = Int32(result.frames.count)
-            // An offset past 2^64 is no address in the image (see `lookup`).
-            guard !(offsets && given > UInt64.max - image.textBase) else {
-                result.answers.append(.init(status: .notFound, offset: given, lookupAddress: nil, functionStart: nil, frames: first..<first))
-                continue
+        // The lookups and their frames read in place (copying a frame out retained and released
+        // each of its strings: atomic operations, a tenth of a cold batch's time with the others).
+        raw.withUnsafeBufferPointer { raw in
+            for position in addresses.indices {
+                let given = addresses[position]
+                let first = Int32(result.frames.count)
+                // An offset past 2^64 is no address in the image (see `lookup`).
+                guard !(offsets && given > UInt64.max - image.textBase) else {
+                    result.answers.append(.init(status: .notFound, offset: given, lookupAddress: nil, functionStart: nil, frames: first..<first))
+                    continue
+                }
+                raw[position].frames.withUnsafeBufferPointer { frames in
+                    for index in frames.indices {
+                        let simplified: String
+                        if let linkage = frames[index].linkageName {
+                            simplified = names.simplifiedName(for: linkage, simplified: frames[index].simplifiedName)
+                        } else if let plain = frames[index].plainName {
+                            simplified = names.simplifiedName(for: plain, simplified: frames[index].simplifiedName)
+                        } else {
+                            simplified = names.simplifiedName(for: "??", simplified: frames[index].simplifiedName)
+                        }
+                        result.frames.append(
+                            .init(simplifiedName: simplified, file: frames[index].file, line: frames[index].line, isInlined: frames[index].isInlined))
+                    }
+                }
+                result.answers.append(
+                    .init(
+                        status: Self.status(of: raw[position]), offset: offsets ? given : given &- image.textBase,
+                        lookupAddress: lookupAddresses[position], functionStart: raw[position].functionStart,
+                        frames: first..<Int32(result.frames.count)))
             }
-            let lookup = raw[position]
-            for frame in lookup.frames {
-                let stored = frame.linkageName ?? frame.plainName ?? "??"
-                let simplified = names.names(for: stored, simplified: frame.simplifiedName).simplified
-                result.frames.append(.init(simplifiedName: simplified, file: frame.file, line: frame.line, isInlined: frame.isInlined))
-            }
-            result.answers.append(
-                .init(
-                    status: Self.status(of: lookup), offset: offsets ? given : given &- image.textBase, lookupAddress: lookupAddresses[position],
-                    functionStart: lookup.functionStart, frames: first..<Int32(result.frames.count)))
         }
         result.lookups = raw
         return result

@@ -33,6 +33,24 @@ struct NameCache {
         return found
     }
 
+    /// `names(for:simplified:).simplified`, without copying the full name out.
+    mutating func simplifiedName(for stored: String, simplified: String? = nil) -> String {
+        var found = ""
+        Self.fillSimplified(&known[Key(stored), default: ("", "")], stored, simplified, makesFullNames, &reader, &found)
+        return found
+    }
+
+    private static func fillSimplified(
+        _ entry: inout (String, String), _ stored: String, _ simplified: String?, _ makesFullNames: Bool,
+        _ reader: inout MangledSwiftName, _ found: inout String
+    ) {
+        if entry.0.isEmpty {
+            let simple = simplified ?? simplifiedName(stored, using: &reader)
+            entry = (makesFullNames ? SwiftNames.demangle(stored) ?? stored : stored, simple)
+        }
+        found = entry.1
+    }
+
     private static func fill(
         _ entry: inout (String, String), _ stored: String, _ simplified: String?, _ makesFullNames: Bool,
         _ reader: inout MangledSwiftName, _ found: inout (String, String)
