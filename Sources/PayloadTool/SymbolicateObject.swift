@@ -404,23 +404,36 @@ struct AnswerWriter {
         var lines = TextBytes(capacity: 1 << 20)
         // By position, so each answer is lent to the formatting rather than copied (a copy
         // retained and released every string of it).
-        for slot in lookups.distinct.indices {
-            var from = lines.count
-            lineEnds.removeAll(keepingCapacity: true)
-            if let direct {
-                SymbolicateOutput.appendTextLines(
-                    imageColumn: imageColumn, image: image, address: lookups.distinct[slot], answer: direct.answers[slot],
-                    frames: direct.frames, into: &lines, lineEnds: &lineEnds)
-            } else {
-                SymbolicateOutput.appendTextLines(
-                    imageColumn: imageColumn, image: image, address: lookups.distinct[slot], frame: answers[slot], into: &lines,
-                    lineEnds: &lineEnds)
-            }
+        func keep(_ from: Int) {
+            var from = from
             for end in lineEnds {
                 spans.append(from..<end)
                 from = end
             }
             pieces.append(spans.count)
+        }
+        if let direct {
+            direct.frames.withUnsafeBufferPointer { frames in
+                direct.text.withUnsafeBytes { text in
+                    for slot in lookups.distinct.indices {
+                        let from = lines.count
+                        lineEnds.removeAll(keepingCapacity: true)
+                        SymbolicateOutput.appendTextLines(
+                            imageColumn: imageColumn, image: image, address: lookups.distinct[slot], answer: direct.answers[slot],
+                            frames: frames, text: text, into: &lines, lineEnds: &lineEnds)
+                        keep(from)
+                    }
+                }
+            }
+        } else {
+            for slot in lookups.distinct.indices {
+                let from = lines.count
+                lineEnds.removeAll(keepingCapacity: true)
+                SymbolicateOutput.appendTextLines(
+                    imageColumn: imageColumn, image: image, address: lookups.distinct[slot], frame: answers[slot], into: &lines,
+                    lineEnds: &lineEnds)
+                keep(from)
+            }
         }
         for index in batch.addresses.indices {
             let slot = Int(lookups.slots[index])

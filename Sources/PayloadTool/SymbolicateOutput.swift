@@ -70,37 +70,22 @@ enum SymbolicateOutput {
         }
     }
 
-    /// `appendTextLines` for an answer of `BuildSymbolizer.lookupForText`.
+    /// `appendTextLines` for an answer of `BuildSymbolizer.lookupForText`, whose frames' names and
+    /// paths are bytes of `text` (`DirectAnswers.text`).
     static func appendTextLines(
-        imageColumn: [UInt8], image: String, address: UInt64, answer: DirectAnswers.Answer, frames: [DirectAnswers.Frame],
-        into out: inout some ByteSink, lineEnds: inout [Int]
+        imageColumn: [UInt8], image: String, address: UInt64, answer: DirectAnswers.Answer, frames: UnsafeBufferPointer<DirectAnswers.Frame>,
+        text: UnsafeRawBufferPointer, into out: inout some ByteSink, lineEnds: inout [Int]
     ) {
         appendAnswerLines(
             imageColumn: imageColumn, image: image, address: address, offset: answer.offset, lookupAddress: answer.lookupAddress,
             missingUUID: nil, frameCount: answer.frames.count, into: &out, lineEnds: &lineEnds
         ) { position, out in
-            let index = Int(answer.frames.lowerBound) + position
-            // The strings' bytes read in place: copying a frame's strings out to read them retained
-            // and released each (atomic operations, a few percent of a cold batch).
-            func append(name: UnsafeRawBufferPointer, file: UnsafeRawBufferPointer?) {
-                appendFrameText(
-                    name: name, file: file, line: frames[index].line, isInlined: frames[index].isInlined,
-                    functionStart: answer.functionStart, lookupAddress: answer.lookupAddress,
-                    isSymbolTable: answer.status == .symbolTable, into: &out)
-            }
-            func appendWithName(_ name: UnsafeRawBufferPointer) {
-                if frames[index].file == nil {
-                    append(name: name, file: nil)
-                } else if frames[index].file?.utf8.withContiguousStorageIfAvailable({ append(name: name, file: UnsafeRawBufferPointer($0)) })
-                    == nil
-                {
-                    withUTF8(frames[index].file) { append(name: name, file: $0) }
-                }
-            }
-            if frames[index].simplifiedName.utf8.withContiguousStorageIfAvailable({ appendWithName(UnsafeRawBufferPointer($0)) }) == nil {
-                var name = frames[index].simplifiedName
-                name.withUTF8 { appendWithName(UnsafeRawBufferPointer($0)) }
-            }
+            let frame = frames[Int(answer.frames.lowerBound) + position]
+            appendFrameText(
+                name: UnsafeRawBufferPointer(rebasing: text[Int(frame.name.lowerBound)..<Int(frame.name.upperBound)]),
+                file: frame.file.map { UnsafeRawBufferPointer(rebasing: text[Int($0.lowerBound)..<Int($0.upperBound)]) }, line: frame.line,
+                isInlined: frame.isInlined, functionStart: answer.functionStart, lookupAddress: answer.lookupAddress,
+                isSymbolTable: answer.status == .symbolTable, into: &out)
         }
     }
 

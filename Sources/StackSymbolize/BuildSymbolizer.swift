@@ -255,43 +255,124 @@ public final class BuildSymbolizer {
     public func lookupForText(addresses: [UInt64], uuid: String?, offsets: Bool = false) throws(SymbolizeError) -> DirectAnswers? {
         let index = try slice(uuid: uuid)
         guard !answersFromIndex(index) || directOnly.contains(index) else { return nil }
+        if !ParallelLookup.usesThreads(for: addresses.count) { return try textAnswers(index, addresses, offsets: offsets) }
         let (image, raw, lookupAddresses) = try directLookups(index, addresses, offsets: offsets)
         var result = DirectAnswers(debugFile: image.path)
         result.answers.reserveCapacity(addresses.count)
         result.frames.reserveCapacity(addresses.count * 3 / 2)
-        // The lookups and their frames read in place (copying a frame out retained and released
-        // each of its strings: atomic operations, a tenth of a cold batch's time with the others).
-        raw.withUnsafeBufferPointer { raw in
-            for position in addresses.indices {
-                let given = addresses[position]
-                let first = Int32(result.frames.count)
-                // An offset past 2^64 is no address in the image (see `lookup`).
-                guard !(offsets && given > UInt64.max - image.textBase) else {
-                    result.answers.append(.init(status: .notFound, offset: given, lookupAddress: nil, functionStart: nil, frames: first..<first))
-                    continue
-                }
-                raw[position].frames.withUnsafeBufferPointer { frames in
-                    for index in frames.indices {
-                        let simplified: String
-                        if let linkage = frames[index].linkageName {
-                            simplified = names.simplifiedName(for: linkage, simplified: frames[index].simplifiedName)
-                        } else if let plain = frames[index].plainName {
-                            simplified = names.simplifiedName(for: plain, simplified: frames[index].simplifiedName)
-                        } else {
-                            simplified = names.simplifiedName(for: "??", simplified: frames[index].simplifiedName)
-                        }
-                        result.frames.append(
-                            .init(simplifiedName: simplified, file: frames[index].file, line: frames[index].line, isInlined: frames[index].isInlined))
-                    }
-                }
-                result.answers.append(
-                    .init(
-                        status: Self.status(of: raw[position]), offset: offsets ? given : given &- image.textBase,
-                        lookupAddress: lookupAddresses[position], functionStart: raw[position].functionStart,
-                        frames: first..<Int32(result.frames.count)))
+        // Each name and path kept once.
+        var nameSpans: [String: Range<Int32>] = [:]
+        var fileSpans: [String: Range<Int32>] = [:]
+        for position in addresses.indices {
+            let given = addresses[position]
+            let first = Int32(result.frames.count)
+            // An offset past 2^64 is no address in the image (see `lookup`).
+            guard !(offsets && given > UInt64.max - image.textBase) else {
+                result.answers.append(.init(status: .notFound, offset: given, lookupAddress: nil, functionStart: nil, frames: first..<first))
+                continue
             }
+            let lookup = raw[position]
+            for frame in lookup.frames {
+                let simplified = names.simplifiedName(for: frame.linkageName ?? frame.plainName ?? "??", simplified: frame.simplifiedName)
+                let name = nameSpans[simplified] ?? result.keep(simplified)
+                nameSpans[simplified] = name
+                var file: Range<Int32>?
+                if let path = frame.file {
+                    file = fileSpans[path] ?? result.keep(path)
+                    fileSpans[path] = file
+                }
+                result.frames.append(.init(name: name, file: file, line: frame.line, isInlined: frame.isInlined))
+            }
+            result.answers.append(
+                .init(
+                    status: Self.status(of: lookup.source), offset: offsets ? given : given &- image.textBase,
+                    lookupAddress: lookupAddresses[position], functionStart: lookup.functionStart, frames: first..<Int32(result.frames.count)))
         }
         result.lookups = raw
+        return result
+    }
+
+    /// `lookupForText` on one thread, straight from the walk: each frame's name and file come as
+    /// numbers (`FramePlace`) and go to the answers' bytes once each, so no frame carries strings
+    /// (retaining and releasing them, and hashing each name again, was a sixth of a cold batch).
+    private func textAnswers(_ index: Int, _ addresses: [UInt64], offsets: Bool) throws(SymbolizeError) -> DirectAnswers {
+        guard let image = image(at: index, checkingUnits: false) else { throw openFailures[index]! }
+        let lookupAddresses = offsets ? addresses.map { image.textBase &+ $0 } : addresses
+        var result = DirectAnswers(debugFile: image.path)
+        result.answers = addresses.indices.map { position in
+            .init(
+                status: .notFound, offset: offsets ? addresses[position] : addresses[position] &- image.textBase,
+                lookupAddress: lookupAddresses[position], functionStart: nil, frames: 0..<0)
+        }
+        result.frames.reserveCapacity(addresses.count * 3 / 2)
+        names.reserve(addresses.count)
+        // Where each name (by DIE offset, or symbol name offset with the top bit set) and each file
+        // (by unit, table and number) went in `result.text`.
+        var nameSpans = WordMap<Range<Int32>>()
+        var fileSpans = WordMap<Range<Int32>>()
+        func add(_ place: FramePlace, _ unitIndex: Int, _ unit: DecodedUnit) {
+            let nameKey: UInt64
+            switch place.name {
+            case .symbol(let symbol): nameKey = UInt64(truncatingIfNeeded: symbol.nameOffset) | 1 << 63
+            case .function(let dieOffset, _): nameKey = dieOffset
+            case .none: nameKey = .max
+            }
+            let name: Range<Int32>
+            if let known = nameSpans[nameKey] {
+                name = known
+            } else {
+                let stored: String
+                switch place.name {
+                case .symbol(let symbol): stored = image.name(of: symbol)
+                case .function(let dieOffset, let isInlined):
+                    let names = image.name(dieOffset, isInlined: isInlined)
+                    stored = names.linkage ?? names.plain ?? "??"
+                case .none: stored = "??"
+                }
+                name = result.keep(names.simplifiedName(for: stored))
+                nameSpans.set(nameKey, name)
+            }
+            var file: Range<Int32>?
+            let fileKey: UInt64
+            switch place.file {
+            case .none: fileKey = .max
+            case .line(let number): fileKey = UInt64(unitIndex) << 33 | UInt64(number)
+            case .call(let number): fileKey = UInt64(unitIndex) << 33 | 1 << 32 | UInt64(number)
+            }
+            if fileKey != .max {
+                if let known = fileSpans[fileKey] {
+                    file = known
+                } else {
+                    switch place.file {
+                    case .line(let number): file = result.keep(unit.lineFileNames[number])
+                    case .call(let number): file = result.keep(unit.callFileNames[number])
+                    case .none: break
+                    }
+                    fileSpans.set(fileKey, file!)
+                }
+            }
+            result.frames.append(.init(name: name, file: file, line: place.line, isInlined: place.isInlined))
+        }
+        image.walkBatch(lookupAddresses, releasingPages: addresses.count >= Self.batchReleasingPages) { position, unitIndex, unit in
+            let first = Int32(result.frames.count)
+            let (found, start) = image.visitFrames(in: unit, at: lookupAddresses[position]) { add($0, unitIndex, $1) }
+            guard found else { return false }
+            result.answers[position].status = .symbolicated
+            result.answers[position].functionStart = start
+            result.answers[position].frames = first..<Int32(result.frames.count)
+            return true
+        } elsewhere: { position in
+            let first = Int32(result.frames.count)
+            let (source, start) = image.visitLookup(lookupAddresses[position]) { add($0, $1, $2) }
+            result.answers[position].status = Self.status(of: source)
+            result.answers[position].functionStart = start
+            result.answers[position].frames = first..<Int32(result.frames.count)
+        }
+        // An offset past 2^64 is no address in the image (see `lookup`).
+        for (position, given) in addresses.enumerated() where offsets && given > UInt64.max - image.textBase {
+            result.answers[position] = .init(status: .notFound, offset: given, lookupAddress: nil, functionStart: nil, frames: 0..<0)
+        }
+        try checkAfterBatch(index, image, count: addresses.count)
         return result
     }
 
@@ -308,6 +389,14 @@ public final class BuildSymbolizer {
         for (position, given) in addresses.enumerated() where offsets && given > UInt64.max - image.textBase {
             raw[position] = RawLookup(source: .none, frames: [])
         }
+        try checkAfterBatch(index, image, count: addresses.count)
+        names.reserve(addresses.count)
+        return (image, raw, lookupAddresses)
+    }
+
+    /// After a batch of `count` addresses in slice `index`: throws when a unit could not be read
+    /// or the file changed, and lets a large batch's pages go.
+    private func checkAfterBatch(_ index: Int, _ image: DebugImage, count: Int) throws(SymbolizeError) {
         // The batch built the unit map (on both threads); a unit it could not read voids its answers,
         // and so does a file that changed while it was read.
         if let problem = image.dwarfProblem {
@@ -322,9 +411,7 @@ public final class BuildSymbolizer {
         }
         // A large batch has read what it needs of the file (the answers hold their own strings):
         // its pages and libdw's data go before the answers become names (docs/speed.md).
-        if addresses.count >= Self.batchReleasingPages { image.releaseBatchMemory() }
-        names.reserve(addresses.count)
-        return (image, raw, lookupAddresses)
+        if count >= Self.batchReleasingPages { image.releaseBatchMemory() }
     }
 
     /// The debug file `uuid` names, or the only one: `lookup(addresses:uuid:offsets:)`'s choice.
@@ -457,12 +544,12 @@ public final class BuildSymbolizer {
     private func frame(for lookup: RawLookup, request: FrameRequest, address: UInt64, path: String) -> SymbolicatedFrame {
         let frames = sourceFrames(lookup)
         return SymbolicatedFrame(
-            request: request, status: Self.status(of: lookup), lookupAddress: address, debugFile: path, frames: frames,
+            request: request, status: Self.status(of: lookup.source), lookupAddress: address, debugFile: path, frames: frames,
             functionStart: lookup.functionStart)
     }
 
-    private static func status(of lookup: RawLookup) -> SymbolicatedFrame.Status {
-        switch lookup.source {
+    private static func status(of source: RawLookup.Source) -> SymbolicatedFrame.Status {
+        switch source {
         case .dwarf: .symbolicated
         case .symbolTable: .symbolTable
         case .none: .notFound

@@ -163,16 +163,27 @@ final class DebugImage {
     /// Looks up one address in the image's address space. `given` is a unit the caller already
     /// decoded whole (the index builder), used instead of decoding it again.
     func lookup(_ address: UInt64, given: (index: Int, unit: DecodedUnit)? = nil) -> RawLookup {
+        var frames: [RawFrame] = []
+        let (source, start) = visitLookup(address, given: given) { place, _, unit in frames.append(rawFrame(place, in: unit)) }
+        return RawLookup(source: source, frames: frames, functionStart: start)
+    }
+
+    /// `lookup(_:given:)` as places: `visit` gets each frame, innermost first, with the unit (and
+    /// its index) the frame's file numbers are of (an empty unit, -1, for a symbol-table answer).
+    /// The unit is lent, not wrapped: a tuple or an optional of it copied its dozen arrays per frame.
+    func visitLookup(
+        _ address: UInt64, given: (index: Int, unit: DecodedUnit)? = nil, _ visit: (FramePlace, _ unitIndex: Int, _ unit: DecodedUnit) -> Void
+    ) -> (source: RawLookup.Source, functionStart: UInt64?) {
         for unitIndex in unitMap.units(containing: address) {
             let unit = given?.index == unitIndex ? given!.unit : decodedUnit(unitIndex)
-            if let found = frames(in: unit, at: address) { return found }
+            let (found, start) = visitFrames(in: unit, at: address) { visit($0, unitIndex, $1) }
+            if found { return (.dwarf, start) }
         }
         if let symbol = symbol(containing: address) {
-            return RawLookup(
-                source: .symbolTable, frames: [RawFrame(linkageName: name(of: symbol), plainName: nil, file: nil, line: nil, isInlined: false)],
-                functionStart: symbol.address)
+            visit(FramePlace(name: .symbol(symbol), file: .none, line: nil, isInlined: false), -1, DecodedUnit())
+            return (.symbolTable, symbol.address)
         }
-        return RawLookup(source: .none, frames: [])
+        return (.none, nil)
     }
 
     /// Looks up many addresses, decoding each unit once and dropping it when the batch has moved
@@ -182,6 +193,22 @@ final class DebugImage {
     /// file read does not pile up in memory as it is passed over.
     func lookupBatch(_ addresses: [UInt64], releasingPages: Bool = false) -> [RawLookup] {
         var results = [RawLookup](repeating: RawLookup(source: .none, frames: []), count: addresses.count)
+        walkBatch(addresses, releasingPages: releasingPages) { index, _, unit in
+            guard let found = frames(in: unit, at: addresses[index]) else { return false }
+            results[index] = found
+            return true
+        } elsewhere: { index in
+            results[index] = lookup(addresses[index])
+        }
+        return results
+    }
+
+    /// `lookupBatch`'s walk: each address goes to the first unit covering it, and each unit is
+    /// decoded once, in order. `inUnit(index, unitIndex, unit)` answers address `index` from its
+    /// unit (false: nothing there); after the walk, `elsewhere` answers each address no unit did.
+    func walkBatch(
+        _ addresses: [UInt64], releasingPages: Bool = false, inUnit: (Int, Int, DecodedUnit) -> Bool, elsewhere: (Int) -> Void
+    ) {
         // Every answer's outermost frame is named from the symbol table: past a few addresses,
         // loading it once costs less than passing over it per address.
         if addresses.count > Self.symbolLookupsBeforeLoading { preloadSymbols() }
@@ -208,18 +235,11 @@ final class DebugImage {
                 releasedAt = unitOffset
             }
             let unit = reader.decodeUnit(at: unitOffset, wanted: indices.map { addresses[$0] })
-            for index in indices {
-                if let found = frames(in: unit, at: addresses[index]) {
-                    results[index] = found
-                } else {
-                    leftovers.append(index)
-                }
+            for index in indices where !inUnit(index, unitIndex, unit) {
+                leftovers.append(index)
             }
         }
-        for index in leftovers {
-            results[index] = lookup(addresses[index])
-        }
-        return results
+        for index in leftovers { elsewhere(index) }
     }
 
     private func decodedUnit(_ index: Int) -> DecodedUnit {
@@ -297,21 +317,45 @@ final class DebugImage {
     /// The inline chain at `address`, innermost first, or `nil` when the unit has neither a
     /// function nor a line there.
     private func frames(in unit: DecodedUnit, at address: UInt64) -> RawLookup? {
+        var frames: [RawFrame] = []
+        let (found, start) = visitFrames(in: unit, at: address) { frames.append(rawFrame($0, in: $1)) }
+        return found ? RawLookup(source: .dwarf, frames: frames, functionStart: start) : nil
+    }
+
+    /// A frame's strings, from its place.
+    private func rawFrame(_ place: FramePlace, in unit: DecodedUnit) -> RawFrame {
+        let names: (linkage: String?, plain: String?)
+        switch place.name {
+        case .symbol(let symbol): names = (name(of: symbol), nil)
+        case .function(let dieOffset, let isInlined): names = name(dieOffset, isInlined: isInlined)
+        case .none: names = (nil, nil)
+        }
+        let file: String?
+        switch place.file {
+        case .none: file = nil
+        case .line(let index): file = unit.lineFileNames[index]
+        case .call(let index): file = unit.callFileNames[index]
+        }
+        return RawFrame(linkageName: names.linkage, plainName: names.plain, file: file, line: place.line, isInlined: place.isInlined)
+    }
+
+    /// The frames at `address` in `unit` as places, innermost first: `found` is false (and
+    /// nothing visited) when the unit has neither a function nor a line there; `functionStart` is
+    /// the start of the outermost function's range holding the address. `visit` is lent the unit
+    /// too: a closure capturing it copied the unit (a dozen arrays retained) per address.
+    func visitFrames(
+        in unit: DecodedUnit, at address: UInt64, _ visit: (FramePlace, DecodedUnit) -> Void
+    ) -> (found: Bool, functionStart: UInt64?) {
         let chain = unit.scopeChain(at: address)
-        let location = unit.location(at: address)
+        let row = unit.locationRow(at: address)
+        let rowFile: FramePlace.File = row.map { $0.file >= 0 ? .line(Int($0.file)) : .none } ?? .none
         if chain.isEmpty {
-            guard let location else { return nil }
+            guard let row else { return (false, nil) }
             // A line but no function DIE: the symbol table names it, as llvm-symbolizer does.
             let symbol = symbol(containing: address)
-            return RawLookup(
-                source: .dwarf,
-                frames: [
-                    RawFrame(linkageName: symbol.map { name(of: $0) }, plainName: nil, file: location.file, line: location.line, isInlined: false)
-                ],
-                functionStart: symbol?.address)
+            visit(FramePlace(name: symbol.map { .symbol($0) } ?? .none, file: rowFile, line: row.line, isInlined: false), unit)
+            return (true, symbol?.address)
         }
-        var frames: [RawFrame] = []
-        frames.reserveCapacity(chain.count)
         for position in stride(from: chain.count - 1, through: 0, by: -1) {
             let node = unit.nodes[Int(chain[position])]
             // The outermost frame is a real function, named by the symbol that covers the address
@@ -320,27 +364,21 @@ final class DebugImage {
             // build's `__hidden#12_`), and where one body has two names (a C++ constructor's `C1` and
             // `C2`, identical code folded) the symbol table's choice (docs/symbolication.md). Only
             // without a covering symbol does the DWARF name it.
-            let names: (linkage: String?, plain: String?)
-            if position == 0, let symbol = symbol(containing: address) {
-                names = (self.name(of: symbol), nil)
-            } else {
-                names = name(node.dieOffset, isInlined: node.isInlined)
-            }
-            var file: String?
+            var name = FramePlace.Name.function(node.dieOffset, isInlined: node.isInlined)
+            if position == 0, let symbol = symbol(containing: address) { name = .symbol(symbol) }
+            var file = FramePlace.File.none
             var line: Int?
             if position == chain.count - 1 {
-                file = location?.file
-                line = location?.line
+                file = rowFile
+                line = row?.line
             } else {
                 let callee = unit.nodes[Int(chain[position + 1])]
-                if callee.callFile >= 0, Int(callee.callFile) < unit.callFileNames.count {
-                    file = unit.callFileNames[Int(callee.callFile)]
-                }
+                if callee.callFile >= 0, Int(callee.callFile) < unit.callFileNames.count { file = .call(Int(callee.callFile)) }
                 line = Int(callee.callLine)
             }
-            frames.append(RawFrame(linkageName: names.linkage, plainName: names.plain, file: file, line: line, isInlined: position > 0))
+            visit(FramePlace(name: name, file: file, line: line, isInlined: position > 0), unit)
         }
-        return RawLookup(source: .dwarf, frames: frames, functionStart: unit.start(of: chain[0], containing: address))
+        return (true, unit.start(of: chain[0], containing: address))
     }
 
     /// Until the table is loaded, this many lookups are answered by a pass over the stored table

@@ -89,31 +89,36 @@ extension DecodedUnit {
         return false
     }
 
-    /// The line row covering `address` as `location(at:)` reads it, by number: the file's index
-    /// in `lineFileNames` (negative for none) and the line; `nil` where `location(at:)` is `nil`.
-    /// `cursor` carries the search from one address to the next when they ascend.
-    func locationRow(at address: UInt64, cursor: inout AscendingCursor) -> (file: Int32, line: Int)? {
-        let low = cursor.upperBound(of: address, in: lineAddress)
-        guard low > 0 else { return nil }
-        let row = low - 1
-        let file = lineFile[row]
-        if file == -1 { return nil }
-        return (file, Int(lineNumber[row]))
-    }
-
-    /// The line row covering `address`: the last row at or before it, unless that row ends a sequence.
-    func location(at address: UInt64) -> (file: String?, line: Int)? {
+    /// `locationRow(at:cursor:)` for one address.
+    func locationRow(at address: UInt64) -> (file: Int32, line: Int)? {
         var low = 0
         var high = lineAddress.count
         while low < high {
             let middle = (low + high) / 2
             if lineAddress[middle] <= address { low = middle + 1 } else { high = middle }
         }
-        guard low > 0 else { return nil }
-        let row = low - 1
-        let file = lineFile[row]
+        return row(before: low)
+    }
+
+    /// The line row covering `address` as `location(at:)` reads it, by number: the file's index
+    /// in `lineFileNames` (negative for none) and the line; `nil` where `location(at:)` is `nil`.
+    /// `cursor` carries the search from one address to the next when they ascend.
+    func locationRow(at address: UInt64, cursor: inout AscendingCursor) -> (file: Int32, line: Int)? {
+        row(before: cursor.upperBound(of: address, in: lineAddress))
+    }
+
+    /// The row before row `upper` (the first row past the address), unless that row ends a sequence.
+    private func row(before upper: Int) -> (file: Int32, line: Int)? {
+        guard upper > 0 else { return nil }
+        let file = lineFile[upper - 1]
         if file == -1 { return nil }
-        return (file >= 0 ? lineFileNames[Int(file)] : nil, Int(lineNumber[row]))
+        return (file, Int(lineNumber[upper - 1]))
+    }
+
+    /// The line row covering `address`: the last row at or before it, unless that row ends a sequence.
+    func location(at address: UInt64) -> (file: String?, line: Int)? {
+        guard let row = locationRow(at: address) else { return nil }
+        return (row.file >= 0 ? lineFileNames[Int(row.file)] : nil, row.line)
     }
 }
 

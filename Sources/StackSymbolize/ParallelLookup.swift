@@ -13,11 +13,14 @@ enum ParallelLookup {
     /// (sourcekit-lsp 0.95 against 1.35 s) for 10% more CPU; that is where it pays.
     static let minimumForThreads = 50_000
 
+    /// Whether `run` answers a batch of `count` addresses on two threads.
+    static func usesThreads(for count: Int) -> Bool { count >= minimumForThreads && ProcessInfo.processInfo.activeProcessorCount > 1 }
+
     /// Also demangles the names found, on both threads, into `names`. The second thread starts at
     /// once: it opens its handle and reads the ranges of half the units while this one reads the
     /// other half; then each looks up the addresses of its own units.
     static func run(_ image: DebugImage, _ addresses: [UInt64], names: inout NameCache) -> [RawLookup] {
-        guard addresses.count >= minimumForThreads, ProcessInfo.processInfo.activeProcessorCount > 1 else {
+        guard usesThreads(for: addresses.count) else {
             return image.lookupBatch(addresses, releasingPages: addresses.count >= BuildSymbolizer.batchReleasingPages)
         }
         let reopen = image.reopener()

@@ -16,3 +16,30 @@ struct RawLookup: Sendable {
     var frames: [RawFrame]
     var functionStart: UInt64? = nil
 }
+
+/// Where one frame's name and file come from, as numbers: `DebugImage` turns places into
+/// `RawFrame`s, and a batch for text output (`BuildSymbolizer.lookupForText`) into bytes it keeps
+/// once per name and per file, with no strings copied per frame.
+struct FramePlace {
+    enum Name {
+        /// The symbol table's name of the symbol.
+        case symbol(SymbolEntry)
+        /// The names of the function or inlined call whose DIE is at this offset.
+        case function(UInt64, isInlined: Bool)
+        /// No name (`??`).
+        case none
+    }
+
+    enum File {
+        case none
+        /// An index into the unit's `lineFileNames`.
+        case line(Int)
+        /// An index into the unit's `callFileNames`.
+        case call(Int)
+    }
+
+    var name: Name
+    var file: File
+    var line: Int?
+    var isInlined: Bool
+}

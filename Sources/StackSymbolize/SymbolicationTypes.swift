@@ -79,7 +79,8 @@ public struct SymbolicatedFrame: Sendable, Hashable, Codable {
 
 /// A batch's answers as `symbolicate --object` text output needs them
 /// (`BuildSymbolizer.lookupForText`): per answer its status and addresses, and its frames, kept
-/// flat, each with its simplified name.
+/// flat, each with its simplified name and its file as bytes in `text` (each name and path kept
+/// once): no string per frame, so writing them out retains and releases nothing.
 public struct DirectAnswers: Sendable {
     public struct Answer: Sendable {
         public var status: SymbolicatedFrame.Status
@@ -92,20 +93,38 @@ public struct DirectAnswers: Sendable {
     }
 
     public struct Frame: Sendable {
-        public var simplifiedName: String
-        public var file: String?
+        /// The simplified name's bytes in `text`.
+        public var name: Range<Int32>
+        /// The full source path's bytes in `text`; nil for a frame without one.
+        public var file: Range<Int32>?
         public var line: Int?
         public var isInlined: Bool
     }
+
+    /// The names and paths the frames point into.
+    public var text: [UInt8] = []
 
     /// The debug file the answers come from.
     public var debugFile: String
     public var answers: [Answer] = []
     public var frames: [Frame] = []
-    /// The lookups the answers were made from, dropped with them rather than when the lookup
-    /// returns: a command keeps its last answers until the process ends, and freeing every frame's
-    /// strings and arrays just before that was 4% of a cold batch.
+    /// The lookups the answers were made from (a batch of threads), dropped with them rather than
+    /// when the lookup returns: a command keeps its last answers until the process ends, and
+    /// freeing every frame's strings and arrays just before that was 4% of a cold batch.
     var lookups: [RawLookup] = []
+
+    /// Where `text` holds `bytes`, appended now.
+    mutating func keep(_ bytes: UnsafeRawBufferPointer) -> Range<Int32> {
+        let start = Int32(text.count)
+        text.append(contentsOf: bytes)
+        return start..<Int32(text.count)
+    }
+
+    /// `keep` for a string.
+    mutating func keep(_ string: String) -> Range<Int32> {
+        var string = string
+        return string.withUTF8 { keep(UnsafeRawBufferPointer($0)) }
+    }
 
     public init(debugFile: String) {
         self.debugFile = debugFile
