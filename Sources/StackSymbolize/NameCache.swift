@@ -67,6 +67,7 @@ struct NameCache {
     /// this form; direct lookups compute it), so output with and without an index stays the same.
     static func simplifiedName(_ stored: String, using reader: inout MangledSwiftName) -> String {
         if let read = reader.simplifiedName(stored) { return read }
+        if let read = CxxMangledName.simplifiedName(stored) { return read }
         return textSimplifiedName(stored)
     }
 
