@@ -15,11 +15,17 @@ final class DebugImage {
     /// Loaded once and shared with `reopened()` copies (names are offsets, valid in either).
     private var sharedSymbols = SharedSymbols()
     private var symbols: [SymbolEntry] {
-        sharedSymbols.table {
+        if let loadedSymbols { return loadedSymbols }
+        let table = sharedSymbols.table {
             if let machO { return MachOReader.functionSymbols(of: machO.slice, view: machO.file.view) }
             return reader.functionSymbols()
         }
+        loadedSymbols = table
+        return table
     }
+    /// The shared table once this handle has it: asking the shared one takes its lock, and an
+    /// index build asks at every function (four atomic operations each).
+    private var loadedSymbols: [SymbolEntry]?
     /// The bytes symbol names point into.
     private lazy var nameBytes: UnsafeRawBufferPointer = machO?.file.bytes ?? reader.fileBytes() ?? UnsafeRawBufferPointer(start: nil, count: 0)
 
@@ -160,23 +166,33 @@ final class DebugImage {
     /// Loads the symbol table (shared by every handle on the file) ahead of use.
     func preloadSymbols() { _ = symbols }
 
-    /// Looks up one address in the image's address space. `given` is a unit the caller already
-    /// decoded whole (the index builder), used instead of decoding it again.
-    func lookup(_ address: UInt64, given: (index: Int, unit: DecodedUnit)? = nil) -> RawLookup {
+    /// Looks up one address in the image's address space.
+    func lookup(_ address: UInt64) -> RawLookup { lookup(address, givenIndex: -1, givenUnit: DecodedUnit()) }
+
+    /// `lookup(_:)`, where unit `givenIndex`, `givenUnit`, is one the caller already decoded
+    /// whole (the index builder), used instead of decoding it again. The unit is lent apart from
+    /// its number: an optional tuple of both copied its dozen arrays (retaining each) per call.
+    func lookup(_ address: UInt64, givenIndex: Int, givenUnit: DecodedUnit) -> RawLookup {
         var frames: [RawFrame] = []
-        let (source, start) = visitLookup(address, given: given) { place, _, unit in frames.append(rawFrame(place, in: unit)) }
+        let (source, start) = visitLookup(address, givenIndex: givenIndex, givenUnit: givenUnit) { place, _, unit in
+            frames.append(rawFrame(place, in: unit))
+        }
         return RawLookup(source: source, frames: frames, functionStart: start)
     }
 
-    /// `lookup(_:given:)` as places: `visit` gets each frame, innermost first, with the unit (and
-    /// its index) the frame's file numbers are of (an empty unit, -1, for a symbol-table answer).
-    /// The unit is lent, not wrapped: a tuple or an optional of it copied its dozen arrays per frame.
+    /// `lookup(_:givenIndex:givenUnit:)` as places: `visit` gets each frame, innermost first,
+    /// with the unit (and its index) the frame's file numbers are of (an empty unit, -1, for a
+    /// symbol-table answer). The unit is lent, not wrapped: a tuple or an optional of it copied its
+    /// dozen arrays per frame.
     func visitLookup(
-        _ address: UInt64, given: (index: Int, unit: DecodedUnit)? = nil, _ visit: (FramePlace, _ unitIndex: Int, _ unit: DecodedUnit) -> Void
+        _ address: UInt64, givenIndex: Int = -1, givenUnit: DecodedUnit = DecodedUnit(),
+        _ visit: (FramePlace, _ unitIndex: Int, _ unit: DecodedUnit) -> Void
     ) -> (source: RawLookup.Source, functionStart: UInt64?) {
         for unitIndex in unitMap.units(containing: address) {
-            let unit = given?.index == unitIndex ? given!.unit : decodedUnit(unitIndex)
-            let (found, start) = visitFrames(in: unit, at: address) { visit($0, unitIndex, $1) }
+            let (found, start) =
+                unitIndex == givenIndex
+                ? visitFrames(in: givenUnit, at: address) { visit($0, unitIndex, $1) }
+                : visitFrames(in: decodedUnit(unitIndex), at: address) { visit($0, unitIndex, $1) }
             if found { return (.dwarf, start) }
         }
         if let symbol = symbol(containing: address) {

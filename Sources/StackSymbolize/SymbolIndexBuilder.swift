@@ -73,11 +73,11 @@ enum SymbolIndexBuilder {
 
         /// One entry per distinct point, holding the direct lookup's answer there. (A method, not a
         /// closure over the part: a closure capturing it paid a dynamic exclusivity check per access.)
-        mutating func add(_ points: [UInt64], of image: DebugImage, given: (index: Int, unit: DecodedUnit)?) {
+        mutating func add(_ points: [UInt64], of image: DebugImage, givenIndex: Int = -1, givenUnit: DecodedUnit = DecodedUnit()) {
             var previous: UInt64?
             for point in points where point != previous {
                 previous = point
-                let answer = image.lookup(point, given: given)
+                let answer = image.lookup(point, givenIndex: givenIndex, givenUnit: givenUnit)
                 starts.append(point)
                 locations.append(answer.source == .dwarf ? record(answer) : none)
             }
@@ -154,7 +154,7 @@ enum SymbolIndexBuilder {
                 guard answersFirst, !chain.isEmpty else {
                     // No function here (the symbol table names a line-only answer), or another
                     // unit's answer: as the direct lookup gives it.
-                    let answer = image.lookup(point, given: (unitIndex, unit))
+                    let answer = image.lookup(point, givenIndex: unitIndex, givenUnit: unit)
                     starts.append(point)
                     locations.append(answer.source == .dwarf ? record(answer) : none)
                     previousLocations.removeAll(keepingCapacity: true)
@@ -371,7 +371,7 @@ enum SymbolIndexBuilder {
             let points = deferred.removeValue(forKey: unitIndex)!.sorted()
             part.add(points, of: image, unitIndex: unitIndex, unit: image.wholeUnit(unitIndex), deferred: &deferred)
         }
-        part.add(outsideUnits, of: image, given: nil)
+        part.add(outsideUnits, of: image)
         // The names of symbols no unit covers (no location names them) are read, interned and
         // simplified here too, on both threads, for the index's symbol table.
         let outsideNames = outsideSymbols.map { part.symbolNameNumber($0, of: image) }
