@@ -315,7 +315,7 @@ final class DebugImage {
         // The inlined calls of one function share its abstract origin's names: read once there
         // (following the origin and specification chain again for every call site, and copying
         // the name, was an eighth of an index build).
-        if isInlined, let origin = reader.nameOrigin(dieOffset: dieOffset), origin != dieOffset {
+        if isInlined, let origin = nameOrigin(dieOffset), origin != dieOffset {
             let name = self.name(origin)
             nameCache.set(dieOffset, name)
             return name
@@ -329,6 +329,10 @@ final class DebugImage {
         nameCache.set(dieOffset, name)
         return name
     }
+
+    /// Where the names of the inlined call at `dieOffset` come from: the DIE whose names
+    /// `name(_:isInlined:)` gives it (its abstract origin, followed), nil when it cannot be read.
+    func nameOrigin(_ dieOffset: UInt64) -> UInt64? { reader.nameOrigin(dieOffset: dieOffset) }
 
     /// The inline chain at `address`, innermost first, or `nil` when the unit has neither a
     /// function nor a line there.

@@ -247,9 +247,20 @@ enum SymbolIndexBuilder {
 
         private mutating func dieName(_ offset: UInt64, isInlined: Bool, of image: DebugImage) -> (number: UInt32, isLinkage: Bool) {
             if let known = dieNames[offset] { return known }
+            // An inlined call has its origin's names (`DebugImage.name`): numbered once per origin,
+            // not hashed again for every call site (a function inlined in many places).
+            var origin: UInt64?
+            if isInlined, let found = image.nameOrigin(offset), found != offset {
+                if let known = dieNames[found] {
+                    dieNames.set(offset, known)
+                    return known
+                }
+                origin = found
+            }
             let names = image.name(offset, isInlined: isInlined)
             let found = (string(names.linkage ?? names.plain), names.linkage != nil)
             dieNames.set(offset, found)
+            if let origin { dieNames.set(origin, found) }
             return found
         }
 
