@@ -11,7 +11,7 @@ enum ELFSymbolTable {
             if section.type == ElfNumber.sectionSymbolTable { table = section }
             if section.type == ElfNumber.sectionDynamicSymbols { dynamicTable = section }
         }
-        guard let chosen = table ?? dynamicTable, let symbols = elf.symbols(of: chosen),
+        guard let chosen = table ?? dynamicTable,
             let strings = elf.section(at: Int(chosen.link)), strings.type == ElfNumber.sectionStringTable,
             strings.offset <= UInt64(file.count), strings.size <= UInt64(file.count) - strings.offset
         else { return [] }
@@ -29,6 +29,10 @@ enum ELFSymbolTable {
         func sectionEnd(_ index: UInt16) -> UInt64? { Int(index) < executableEnds.count ? executableEnds[Int(index)] : nil }
         var result: [SymbolEntry] = []
         var ends: [UInt64] = []
+        if let raw = rawFunctionSymbols(elf, chosen, file: file, stringsStart: stringsStart, stringsSize: stringsSize, sectionEnd: sectionEnd) {
+            return bounded(raw.symbols, sectionEnds: raw.ends)
+        }
+        guard let symbols = elf.symbols(of: chosen) else { return [] }
         result.reserveCapacity(symbols.count)
         ends.reserveCapacity(symbols.count)
         for symbol in symbols {
@@ -45,6 +49,39 @@ enum ELFSymbolTable {
 
     /// Sorts the symbols by address; a symbol covers its size, or (size 0) up to the next symbol;
     /// never past its section.
+    /// `functionSymbols`' selection read straight from the table's bytes, for a 64-bit
+    /// little-endian file (every ELF this tool meets): an array of every symbol read through libelf
+    /// first (a call and 32 bytes per symbol, 60,000 symbols on a small binary) was most of loading
+    /// the table. The same tests as `functionSymbols`' loop, in the same order; nil for other files.
+    private static func rawFunctionSymbols(
+        _ elf: ElfHandle, _ table: ElfSection, file: UnsafeRawBufferPointer, stringsStart: Int, stringsSize: Int,
+        sectionEnd: (UInt16) -> UInt64?
+    ) -> (symbols: [SymbolEntry], ends: [UInt64])? {
+        let entrySize = 24
+        guard file.count > 5, file[4] == 2, file[5] == 1, table.entrySize == UInt64(entrySize), let entries = elf.contents(of: table)
+        else { return nil }
+        let count = entries.count / entrySize
+        var symbols: [SymbolEntry] = []
+        var ends: [UInt64] = []
+        symbols.reserveCapacity(count)
+        ends.reserveCapacity(count)
+        for index in 0..<count {
+            let base = index * entrySize
+            let type = entries[base + 4] & 0xf
+            guard type == ElfNumber.symbolFunction || type == ElfNumber.symbolIndirectFunction else { continue }
+            let name = Int(entries.loadUnaligned(fromByteOffset: base, as: UInt32.self).littleEndian)
+            let sectionIndex = entries.loadUnaligned(fromByteOffset: base + 6, as: UInt16.self).littleEndian
+            let value = entries.loadUnaligned(fromByteOffset: base + 8, as: UInt64.self).littleEndian
+            guard sectionIndex != ElfNumber.sectionUndefined, sectionIndex < ElfNumber.sectionReservedLow, value != 0, name < stringsSize,
+                let end = sectionEnd(sectionIndex), value < end
+            else { continue }
+            let size = entries.loadUnaligned(fromByteOffset: base + 16, as: UInt64.self).littleEndian
+            symbols.append(SymbolEntry(address: value, size: size, nameOffset: stringsStart + name))
+            ends.append(end)
+        }
+        return (symbols, ends)
+    }
+
     private static func bounded(_ symbols: [SymbolEntry], sectionEnds: [UInt64]) -> [SymbolEntry] {
         // The entries sorted with their section ends beside them (the same comparisons as sorting
         // their indices, so the same order, without reaching back into two arrays per comparison).
