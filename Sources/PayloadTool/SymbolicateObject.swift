@@ -10,7 +10,19 @@ enum SymbolicateObject {
         object: String, uuid: String?, offsets: Bool, indexFolder: String?, addressArguments: [String], stdin: FileHandle,
         format: SymbolicateCommand.Format, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
     ) -> Int32 {
-        let batch = AddressBatch.gather(arguments: addressArguments, stdin: stdin)
+        // With an index, standard input is read on a second thread while this one opens the debug
+        // file and the index (checking every byte of it): reading a million addresses and opening
+        // were both done before the first answer, one after the other. Messages keep their order.
+        var opened: OpenedIndex?
+        let batch: AddressBatch
+        let progress = ProgressLine.forSlowWork()
+        if indexFolder != nil, format != .json, addressArguments.isEmpty {
+            let reading = SecondThread { AddressBatch.gather(arguments: [], stdin: stdin) }
+            opened = OpenedIndex(object: object, uuid: uuid, indexFolder: indexFolder, progress: progress.show)
+            batch = reading.join()
+        } else {
+            batch = AddressBatch.gather(arguments: addressArguments, stdin: stdin)
+        }
         var failed = false
         for (index, isValid) in batch.valid.enumerated() where !isValid {
             if let length = batch.overlongLines[index] {
@@ -23,10 +35,9 @@ enum SymbolicateObject {
             failed = true
         }
         let answers: [SymbolicatedFrame]
-        let progress = ProgressLine.forSlowWork()
         let lookups: DistinctAddresses
         do {
-            let symbolizer = try BuildSymbolizer(debugFiles: [object], indexFolder: indexFolder)
+            let symbolizer = try opened?.symbolizer.get() ?? BuildSymbolizer(debugFiles: [object], indexFolder: indexFolder)
             symbolizer.progress = progress.show
             for problem in symbolizer.problems {
                 stderr.write("error: \(problem)\n")
@@ -37,7 +48,7 @@ enum SymbolicateObject {
                 stderr.write("error: \(object): no debug file (Mach-O, .dSYM bundle or ELF) found\n")
                 return PayloadTool.exitFailure
             }
-            if format != .json, let indexed = try symbolizer.indexedFrames(uuid: uuid) {
+            if format != .json, let indexed = try opened?.frames?.get() ?? symbolizer.indexedFrames(uuid: uuid) {
                 progress.erase()
                 let image = (indexed.debugFile as NSString).lastPathComponent
                 if let problem = IndexedTextOutput.write(
@@ -83,6 +94,25 @@ enum SymbolicateObject {
 
     private static let lastBatch = Mutex<AnswerWriter?>(nil)
 
+    /// The debug file and its index opened ahead, while standard input is read: each step's
+    /// outcome, an error kept to be thrown where the steps run in order.
+    struct OpenedIndex {
+        let symbolizer: Result<BuildSymbolizer, SymbolizeError>
+        /// nil when the steps before it did not get this far (then `run` takes it step by step).
+        let frames: Result<IndexedFrames?, SymbolizeError>?
+
+        init(object: String, uuid: String?, indexFolder: String?, progress: @escaping (String) -> Void) {
+            symbolizer = Result { () throws(SymbolizeError) in try BuildSymbolizer(debugFiles: [object], indexFolder: indexFolder) }
+            // Problems are reported before the index is opened, as step by step.
+            guard case .success(let opened) = symbolizer, !opened.debugFiles.isEmpty, opened.problems.isEmpty else {
+                frames = nil
+                return
+            }
+            opened.progress = progress
+            frames = Result { () throws(SymbolizeError) in try opened.indexedFrames(uuid: uuid) }
+        }
+    }
+
     /// `0x1f2e` (hex) or `7982` (decimal), as atos and llvm-symbolizer read addresses; `nil` for
     /// anything else, including values past 2^64.
     static func parseAddress(_ bytes: ArraySlice<UInt8>) -> UInt64? {
@@ -99,6 +129,23 @@ enum SymbolicateObject {
         guard index < bytes.count else { return nil }
         // Up to 16 hex or 19 decimal digits cannot overflow: no check per digit.
         let cannotOverflow = bytes.count - index <= (radix == 16 ? 16 : 19)
+        if radix == 16, cannotOverflow {
+            // The common case (`0x` and up to 16 digits), a shift and an or per digit: the general
+            // loop was a quarter of reading a million addresses.
+            var value: UInt64 = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                var digit = byte &- UInt8(ascii: "0")
+                if digit >= 10 {
+                    digit = (byte | 0x20) &- UInt8(ascii: "a")
+                    guard digit < 6 else { return nil }
+                    digit += 10
+                }
+                value = value << 4 | UInt64(digit)
+                index += 1
+            }
+            return value
+        }
         var value: UInt64 = 0
         while index < bytes.count {
             let digit = digitValue(bytes[index])
@@ -188,6 +235,15 @@ struct AddressBatch {
                 let newline = memchr(start, Int32(UInt8(ascii: "\n")), got - position)
                 let end = newline.map { $0 - chunk.baseAddress! } ?? got
                 let piece = end - position
+                // A whole line in the chunk: read where it is, only its address's bytes kept (copying
+                // every line into `data` first, then trimming and reading it there, was half of
+                // reading a million addresses, all of it before the first answer).
+                if newline != nil, lines.length == 0, piece <= Self.longestLine {
+                    addLine(UnsafeRawBufferPointer(start: start, count: piece), number: &lines.number)
+                    lines.start = data.count
+                    position = end + 1
+                    continue
+                }
                 let room = max(0, Self.longestLine + 1 - lines.length)
                 if room > 0 {
                     data.append(contentsOf: UnsafeRawBufferPointer(start: start, count: min(piece, room)))
@@ -198,6 +254,24 @@ struct AddressBatch {
             }
         }
         if lines.length > 0 { endLine(&lines) }
+    }
+
+    /// A whole line of standard input no longer than `longestLine`, as `endLine` reads it: its
+    /// bytes without the spaces around them kept in `data`; an empty line counts but adds nothing.
+    private mutating func addLine(_ line: UnsafeRawBufferPointer, number: inout Int) {
+        number += 1
+        var first = 0
+        var last = line.count
+        func isSpace(_ byte: UInt8) -> Bool { byte == 32 || byte == 9 || byte == 13 }
+        while first < last, isSpace(line[first]) { first += 1 }
+        while last > first, isSpace(line[last - 1]) { last -= 1 }
+        guard first < last else { return }
+        let kept = UnsafeRawBufferPointer(rebasing: line[first..<last])
+        let address = SymbolicateObject.parseAddress(kept.assumingMemoryBound(to: UInt8.self))
+        let from = data.count
+        data.append(contentsOf: kept)
+        spans.append((from, data.count, number))
+        add(address)
     }
 
     /// Where the line being read starts in `data`, its full length, and its number.
