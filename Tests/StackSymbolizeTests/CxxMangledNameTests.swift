@@ -21,7 +21,7 @@ import Testing
             guard let simplified = CxxMangledName.simplifiedName(name) else {
                 declined += 1
                 if let path = ProcessInfo.processInfo.environment["YUI_CXX_DECLINED"] {
-                    if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+                    if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
                     if let handle = FileHandle(forWritingAtPath: path) {
                         handle.seekToEndOfFile()
                         handle.write(Data((name + "\n").utf8))
