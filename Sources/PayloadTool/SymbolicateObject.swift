@@ -36,8 +36,9 @@ enum SymbolicateObject {
         }
         let answers: [SymbolicatedFrame]
         let lookups: DistinctAddresses
+        let symbolizer: BuildSymbolizer
         do {
-            let symbolizer = try opened?.symbolizer.get() ?? BuildSymbolizer(debugFiles: [object], indexFolder: indexFolder)
+            symbolizer = try opened?.symbolizer.get() ?? BuildSymbolizer(debugFiles: [object], indexFolder: indexFolder)
             symbolizer.progress = progress.show
             for problem in symbolizer.problems {
                 stderr.write("error: \(problem)\n")
@@ -66,7 +67,7 @@ enum SymbolicateObject {
                 // The debug file's own name is the image's (`YuiApp.app.dSYM/.../DWARF/YuiApp` → `YuiApp`).
                 var writer = AnswerWriter(batch: batch, lookups: lookups, direct: direct, image: (direct.debugFile as NSString).lastPathComponent)
                 writer.writeText(to: &stdout)
-                Self.lastBatch.withLock { $0 = writer }
+                Self.lastBatch.withLock { $0 = KeptBatch(writer: writer, symbolizer: symbolizer) }
                 return failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
             }
             answers = try symbolizer.lookup(addresses: lookups.distinct, uuid: uuid, offsets: offsets)
@@ -87,12 +88,19 @@ enum SymbolicateObject {
         // The answers are kept until the next batch rather than freed here: the command's process
         // ends right after, and tearing down tens of thousands of frames and strings that exit
         // would drop anyway was 3% of a small binary's batch (compilers skip the same work). At most
-        // one batch is kept, so callers in one process (tests) do not pile them up.
-        Self.lastBatch.withLock { $0 = writer }
+        // one batch is kept, so callers in one process (tests) do not pile them up. So is the
+        // symbolizer: its decoded units, names and open files were another 2.5% (swift-help).
+        Self.lastBatch.withLock { $0 = KeptBatch(writer: writer, symbolizer: symbolizer) }
         return failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
     }
 
-    private static let lastBatch = Mutex<AnswerWriter?>(nil)
+    private static let lastBatch = Mutex<KeptBatch?>(nil)
+
+    /// A finished batch, only ever released (by the next one): nothing reads it from any thread.
+    private struct KeptBatch: @unchecked Sendable {
+        let writer: AnswerWriter
+        let symbolizer: BuildSymbolizer
+    }
 
     /// The debug file and its index opened ahead, while standard input is read: each step's
     /// outcome, an error kept to be thrown where the steps run in order.

@@ -14,6 +14,8 @@ public enum TemporaryFiles {
     private static let sources = Mutex<[any DispatchSourceSignal]>([])
 
     static func register(_ path: String) {
+        // The sources come before the first file: a signal in between would leave it behind.
+        _ = sourcesInstalled
         _ = paths.withLock { $0.insert(path) }
     }
 
@@ -30,10 +32,27 @@ public enum TemporaryFiles {
         for path in pending { unlink(path) }
     }
 
-    /// Called once by the executable: SIGINT, SIGTERM, SIGHUP and SIGQUIT remove the temporary
-    /// files, then end the process as the signal would have. (The Swift runtime takes SIGQUIT for
-    /// its backtracer, prints "Program crashed" and lets the run go on: a user's Ctrl-\ must stop it.)
+    /// Called once by the executable. SIGQUIT gets its default action back: the Swift runtime
+    /// takes it for its backtracer, prints "Program crashed" and lets the run go on, and a user's
+    /// Ctrl-\ must stop it. The dispatch sources that remove temporary files wait for the first
+    /// one (`register`): they start libdispatch's threads, a cost every short run (one address,
+    /// `--help`) paid for files it never writes; with no file to remove, each signal's default
+    /// action is already the right one.
+    ///
+    /// The four signals are unblocked too: a parent may start us with them blocked (Foundation's
+    /// `Process` does, from its threads), and with their default action a blocked signal would
+    /// wait forever rather than end the run.
     public static func removeOnSignals() {
+        signal(SIGQUIT, SIG_DFL)
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signalNumber in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { sigaddset(&set, signalNumber) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    /// SIGINT, SIGTERM, SIGHUP and SIGQUIT remove the temporary files, then end the process as the
+    /// signal would have. Set up once, on first use.
+    private static let sourcesInstalled: Void = {
         for signalNumber in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
             signal(signalNumber, SIG_IGN)
             // Made inside the lock: the source goes straight into the list that keeps it alive.
@@ -47,7 +66,7 @@ public enum TemporaryFiles {
                 sources.append(source)
             }
         }
-    }
+    }()
 
     /// A reader closed the pipe we write to: remove the temporary files and end as `SIGPIPE` ends
     /// a program that does not catch it (quietly, status 128 + 13 in the shell).

@@ -305,7 +305,11 @@ public final class BuildSymbolizer {
                 lookupAddress: lookupAddresses[position], functionStart: nil, frames: 0..<0)
         }
         result.frames.reserveCapacity(addresses.count * 3 / 2)
-        names.reserve(addresses.count)
+        // Names go straight to their simplified form, not through the name cache: `nameSpans`
+        // already makes each DIE's or symbol's name once, and the few names two DIEs share (5% of
+        // swift-help's) cost less to read again than hashing every name into a table reserved for
+        // the batch (its fresh pages were a tenth of the batch's page faults).
+        var reader = MangledSwiftName()
         // Where each name (by DIE offset, or symbol name offset with the top bit set) and each file
         // (by unit, table and number) went in `result.text`.
         var nameSpans = WordMap<Range<Int32>>()
@@ -329,7 +333,7 @@ public final class BuildSymbolizer {
                     stored = names.linkage ?? names.plain ?? "??"
                 case .none: stored = "??"
                 }
-                name = result.keep(names.simplifiedName(for: stored))
+                name = result.keep(NameCache.simplifiedName(stored, using: &reader))
                 nameSpans.set(nameKey, name)
             }
             var file: Range<Int32>?

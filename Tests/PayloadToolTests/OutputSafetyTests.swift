@@ -141,6 +141,25 @@ import Testing
         #expect(try leftovers().isEmpty)
         #expect(!FileManager.default.fileExists(atPath: path("out.json")))
     }
+
+    /// A run that writes no file of its own (the signal handlers are set up with the first one)
+    /// still ends as the signal says, SIGQUIT included (Ctrl-\ must stop it).
+    @Test(arguments: [SIGINT, SIGTERM, SIGHUP, SIGQUIT]) func aSignalEndsARunWithoutOutputFile(_ signalNumber: Int32) throws {
+        let process = Process()
+        process.executableURL = try ToolBinary.executable()
+        process.arguments = ["rows", "-"]
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        usleep(300_000)
+        kill(process.processIdentifier, signalNumber)
+        process.waitUntilExit()
+        try? input.fileHandleForWriting.close()
+        #expect(process.terminationReason == .uncaughtSignal)
+        #expect(process.terminationStatus == signalNumber)
+    }
 }
 
 /// Text from an input reaches a message escaped and cut: no escape sequence, carriage return or
