@@ -325,15 +325,14 @@ public final class BuildSymbolizer {
             if let known = nameSpans[nameKey] {
                 name = known
             } else {
-                let stored: String
                 switch place.name {
-                case .symbol(let symbol): stored = image.name(of: symbol)
+                case .symbol(let symbol):
+                    name = result.keep(image.withName(of: symbol) { NameCache.simplifiedName(bytes: $0, using: &reader) })
                 case .function(let dieOffset, let isInlined):
                     let names = image.name(dieOffset, isInlined: isInlined)
-                    stored = names.linkage ?? names.plain ?? "??"
-                case .none: stored = "??"
+                    name = result.keep(NameCache.simplifiedName(names.linkage ?? names.plain ?? "??", using: &reader))
+                case .none: name = result.keep(NameCache.simplifiedName("??", using: &reader))
                 }
-                name = result.keep(NameCache.simplifiedName(stored, using: &reader))
                 nameSpans.set(nameKey, name)
             }
             var file: Range<Int32>?

@@ -41,11 +41,19 @@ final class DebugImage {
     private var symbolNames = WordMap<String>()
 
     private func readName(of symbol: SymbolEntry) -> String {
+        withName(of: symbol) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The bytes of `symbol`'s name (`??` when its offset is past the string table), lent to
+    /// `body`: valid only during the call.
+    func withName<Result>(of symbol: SymbolEntry, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         let bytes = nameBytes
-        guard symbol.nameOffset >= 0, symbol.nameOffset < bytes.count, let base = bytes.baseAddress else { return "??" }
+        guard symbol.nameOffset >= 0, symbol.nameOffset < bytes.count, let base = bytes.baseAddress else {
+            return [UInt8]("??".utf8).withUnsafeBufferPointer(body)
+        }
         let start = base + symbol.nameOffset
         let end = memchr(start, 0, bytes.count - symbol.nameOffset).map { UnsafeRawPointer($0) } ?? (base + bytes.count)
-        return String(decoding: UnsafeRawBufferPointer(start: start, count: end - start), as: UTF8.self)
+        return body(UnsafeRawBufferPointer(start: start, count: end - start).bindMemory(to: UInt8.self))
     }
     private var nameCache = WordMap<(linkage: String?, plain: String?)>()
 

@@ -71,6 +71,20 @@ struct NameCache {
         return textSimplifiedName(stored)
     }
 
+    /// `simplifiedName(_:using:)` of a name's bytes (a symbol table's), made into a string only
+    /// when the Swift reader does not read it: most names of a small binary's batch are symbols,
+    /// and a string of each was a sixth of their cost. Only ASCII goes to the reader as bytes
+    /// (every Swift mangling is ASCII); other bytes take the string's path, as their repaired
+    /// string is what every other path reads.
+    static func simplifiedName(bytes: UnsafeBufferPointer<UInt8>, using reader: inout MangledSwiftName) -> String {
+        var high: UInt8 = 0
+        for byte in bytes { high |= byte }
+        guard high < 0x80 else { return simplifiedName(String(decoding: bytes, as: UTF8.self), using: &reader) }
+        if let read = reader.simplifiedName(bytes: bytes) { return read }
+        if let read = CxxMangledName.simplifiedName(bytes: bytes) { return read }
+        return textSimplifiedName(String(decoding: bytes, as: UTF8.self))
+    }
+
     /// `simplifiedName(_:using:)` with a reader of its own.
     static func simplifiedName(_ stored: String) -> String {
         var reader = MangledSwiftName()
