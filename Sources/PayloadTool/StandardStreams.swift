@@ -31,26 +31,34 @@ public final class FileDescriptorOutput: TextOutputStream, ByteOutputStream {
 
     public func write(bytes: UnsafeRawBufferPointer) {
         guard failure == nil else { return }
+        // A block as large as the buffer (callers that buffer their own output write 64 KB at a
+        // time) goes out as it is: copying it into the buffer first was a memcpy of the whole output.
+        if buffer.isEmpty, bytes.count >= flushThreshold {
+            writeAll(bytes)
+            return
+        }
         buffer.append(contentsOf: bytes)
         if buffer.count >= flushThreshold { flush() }
     }
 
     public func flush() {
+        buffer.withUnsafeBytes { writeAll($0) }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    private func writeAll(_ bytes: UnsafeRawBufferPointer) {
         var start = 0
-        buffer.withUnsafeBytes { bytes in
-            while start < bytes.count, failure == nil {
-                switch SystemCall.valueOrErrno({ Foundation.write(descriptor, bytes.baseAddress! + start, bytes.count - start) }) {
-                case .success(0):
-                    failure = "\(name): cannot write: nothing was written"
-                case .success(let written):
-                    start += written
-                case .failure(let error):
-                    if error.code == EPIPE { TemporaryFiles.endOnBrokenPipe() }
-                    failure = FileError(path: name, action: "cannot write", errno: error).description
-                }
+        while start < bytes.count, failure == nil {
+            switch SystemCall.valueOrErrno({ Foundation.write(descriptor, bytes.baseAddress! + start, bytes.count - start) }) {
+            case .success(0):
+                failure = "\(name): cannot write: nothing was written"
+            case .success(let written):
+                start += written
+            case .failure(let error):
+                if error.code == EPIPE { TemporaryFiles.endOnBrokenPipe() }
+                failure = FileError(path: name, action: "cannot write", errno: error).description
             }
         }
-        buffer.removeAll(keepingCapacity: true)
     }
 
     deinit { flush() }

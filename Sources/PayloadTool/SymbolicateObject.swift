@@ -223,6 +223,13 @@ struct AddressBatch {
         arguments.isEmpty ? "<stdin>: line \(spans[index].line)" : "argument \(index + 1)"
     }
 
+    private mutating func reserve(lines: Int, bytes: Int) {
+        spans.reserveCapacity(lines)
+        addresses.reserveCapacity(lines)
+        valid.reserveCapacity(lines)
+        data.reserveCapacity(bytes)
+    }
+
     private mutating func add(_ address: UInt64?) {
         addresses.append(address ?? 0)
         valid.append(address != nil)
@@ -232,10 +239,25 @@ struct AddressBatch {
         var lines = LineState()
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
         defer { chunk.deallocate() }
+        // From a regular file, the arrays are sized once from its size and the first chunk's lines:
+        // grown by doubling they were copied into fresh pages, a twentieth of a small binary's
+        // page faults.
+        var fileSize = 0
+        var status = stat()
+        if fstat(stdin.fileDescriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG { fileSize = Int(status.st_size) }
+        var firstChunk = true
         while true {
             // A read error ends the input as its end would: what was read is answered.
             guard case .success(let got) = FileIO.read(stdin.fileDescriptor, into: chunk.baseAddress!, count: chunk.count), got > 0
             else { break }
+            if firstChunk {
+                firstChunk = false
+                if fileSize > got, let newline = memchr(chunk.baseAddress!, Int32(UInt8(ascii: "\n")), got) {
+                    // The first line's length stands for the rest (capped: a line has two bytes at least).
+                    let lineLength = max(2, newline - chunk.baseAddress! + 1)
+                    reserve(lines: min(fileSize / lineLength + 64, fileSize / 2 + 1), bytes: fileSize)
+                }
+            }
             // Line by line with memchr: a long line is skipped over, not walked byte by byte.
             var position = 0
             while position < got {
@@ -324,6 +346,7 @@ struct DistinctAddresses {
 
     init(_ batch: AddressBatch) {
         slots = [Int32](repeating: -1, count: batch.addresses.count)
+        distinct.reserveCapacity(batch.addresses.count)
         // An open-addressing table of slot + 1 by address, twice the batch's size, probed from a
         // multiply-shift hash (a Dictionary hashed every address with SipHash and grew as it
         // filled: 2% of a small binary's batch).
@@ -477,15 +500,19 @@ struct AnswerWriter {
     mutating func writeText(to stdout: inout some TextOutputStream) {
         // The output buffer is the call's own: the writer, kept after the batch, holds answers only.
         var out = ByteOutput()
-        // Each line of an answer without its first column (the input's position), which is
-        // written per occurrence.
+        var sink = out.bytes
         let imageColumn = SymbolicateOutput.imageColumn(image)
+        // An answer given once (most are) is formatted straight into the output, its index column
+        // first on each line. Only an answer given again is formatted once into `lines` and copied
+        // out per occurrence: formatting every answer into `lines` first was a megabyte of fresh
+        // pages and a copy of the whole output (a tenth of a small binary's page faults).
+        var occurs = [UInt8](repeating: 0, count: lookups.distinct.count)
+        for slot in lookups.slots where slot >= 0 && occurs[Int(slot)] < 2 { occurs[Int(slot)] += 1 }
         var lineEnds: [Int] = []
-        // The answers' lines in a buffer with no per-append checks beyond room (an array's checks
-        // were half of formatting them).
-        var lines = TextBytes(capacity: 1 << 20)
-        // By position, so each answer is lent to the formatting rather than copied (a copy
-        // retained and released every string of it).
+        var lines = TextBytes(capacity: 1 << 12)
+        // Per repeated answer, where its lines start in `pieces` (-1: not formatted yet).
+        var keptAt = [Int32](repeating: -1, count: occurs.count)
+        // Each line of a kept answer, without its first column, which is written per occurrence.
         func keep(_ from: Int) {
             var from = from
             for end in lineEnds {
@@ -494,40 +521,49 @@ struct AnswerWriter {
             }
             pieces.append(spans.count)
         }
-        if let direct {
-            direct.frames.withUnsafeBufferPointer { frames in
-                direct.text.withUnsafeBytes { text in
-                    for slot in lookups.distinct.indices {
-                        let from = lines.count
-                        lineEnds.removeAll(keepingCapacity: true)
-                        SymbolicateOutput.appendTextLines(
-                            imageColumn: imageColumn, image: image, address: lookups.distinct[slot], answer: direct.answers[slot],
-                            frames: frames, text: text, into: &lines, lineEnds: &lineEnds)
-                        keep(from)
-                    }
-                }
-            }
-        } else {
-            for slot in lookups.distinct.indices {
-                let from = lines.count
-                lineEnds.removeAll(keepingCapacity: true)
+        // By position, so each answer is lent to the formatting rather than copied (a copy
+        // retained and released every string of it).
+        func format(
+            _ slot: Int, indexColumn: Int?, into target: inout TextBytes, frames: UnsafeBufferPointer<DirectAnswers.Frame>,
+            text: UnsafeRawBufferPointer
+        ) {
+            lineEnds.removeAll(keepingCapacity: true)
+            if let direct {
                 SymbolicateOutput.appendTextLines(
-                    imageColumn: imageColumn, image: image, address: lookups.distinct[slot], frame: answers[slot], into: &lines,
-                    lineEnds: &lineEnds)
-                keep(from)
+                    imageColumn: imageColumn, image: image, address: lookups.distinct[slot], answer: direct.answers[slot],
+                    frames: frames, text: text, indexColumn: indexColumn, into: &target, lineEnds: &lineEnds)
+            } else {
+                SymbolicateOutput.appendTextLines(
+                    imageColumn: imageColumn, image: image, address: lookups.distinct[slot], frame: answers[slot], indexColumn: indexColumn,
+                    into: &target, lineEnds: &lineEnds)
             }
         }
-        for index in batch.addresses.indices {
-            let slot = Int(lookups.slots[index])
-            if slot < 0 {
-                out.append("\(batch.text(index)) ?? [not an address]\n")
-            } else {
-                for piece in pieces[slot]..<pieces[slot + 1] {
-                    out.appendIndexColumn(index)
-                    out.append(bytes: UnsafeRawBufferPointer(rebasing: lines.bytes[spans[piece]]))
+        let frames = direct?.frames ?? []
+        let text = direct?.text ?? []
+        frames.withUnsafeBufferPointer { frames in
+            text.withUnsafeBytes { text in
+                for index in batch.addresses.indices {
+                    let slot = Int(lookups.slots[index])
+                    if slot < 0 {
+                        out.append("\(batch.text(index)) ?? [not an address]\n")
+                    } else if occurs[slot] == 1 {
+                        format(slot, indexColumn: index, into: &sink, frames: frames, text: text)
+                    } else {
+                        if keptAt[slot] < 0 {
+                            keptAt[slot] = Int32(pieces.count - 1)
+                            let from = lines.count
+                            format(slot, indexColumn: nil, into: &lines, frames: frames, text: text)
+                            keep(from)
+                        }
+                        let first = Int(keptAt[slot])
+                        for piece in pieces[first]..<pieces[first + 1] {
+                            out.appendIndexColumn(index)
+                            out.append(bytes: UnsafeRawBufferPointer(rebasing: lines.bytes[spans[piece]]))
+                        }
+                    }
+                    out.flushIfFull(into: &stdout)
                 }
             }
-            out.flushIfFull(into: &stdout)
         }
         out.flush(into: &stdout)
     }

@@ -58,13 +58,13 @@ enum SymbolicateOutput {
     /// `--object` writes per occurrence), to `out`, and where each line ends to `lineEnds`. Bytes
     /// straight into the buffer: a String per piece was most of a warm run's time.
     static func appendTextLines(
-        imageColumn: [UInt8], image: String, address: UInt64, frame: SymbolicatedFrame, into out: inout some ByteSink,
+        imageColumn: [UInt8], image: String, address: UInt64, frame: SymbolicatedFrame, indexColumn: Int? = nil, into out: inout some ByteSink,
         lineEnds: inout [Int]
     ) {
         appendAnswerLines(
             imageColumn: imageColumn, image: image, address: address, offset: frame.request.offset, lookupAddress: frame.lookupAddress,
             missingUUID: frame.status == .missingDebugFile ? frame.request.uuid ?? "(none)" : nil, frameCount: frame.frames.count,
-            into: &out, lineEnds: &lineEnds
+            indexColumn: indexColumn, into: &out, lineEnds: &lineEnds
         ) { position, out in
             appendSourceText(frame.frames[position], of: frame, into: &out)
         }
@@ -74,11 +74,11 @@ enum SymbolicateOutput {
     /// paths are bytes of `text` (`DirectAnswers.text`).
     static func appendTextLines(
         imageColumn: [UInt8], image: String, address: UInt64, answer: DirectAnswers.Answer, frames: UnsafeBufferPointer<DirectAnswers.Frame>,
-        text: UnsafeRawBufferPointer, into out: inout some ByteSink, lineEnds: inout [Int]
+        text: UnsafeRawBufferPointer, indexColumn: Int? = nil, into out: inout some ByteSink, lineEnds: inout [Int]
     ) {
         appendAnswerLines(
             imageColumn: imageColumn, image: image, address: address, offset: answer.offset, lookupAddress: answer.lookupAddress,
-            missingUUID: nil, frameCount: answer.frames.count, into: &out, lineEnds: &lineEnds
+            missingUUID: nil, frameCount: answer.frames.count, indexColumn: indexColumn, into: &out, lineEnds: &lineEnds
         ) { position, out in
             let frame = frames[Int(answer.frames.lowerBound) + position]
             appendFrameText(
@@ -90,12 +90,14 @@ enum SymbolicateOutput {
     }
 
     /// The lines of one answer: `image address` then the frame's text (`appendFrame`) per frame,
-    /// or the line of an address nothing was found at.
+    /// or the line of an address nothing was found at; each line starts with `indexColumn` when
+    /// it is given.
     private static func appendAnswerLines<Sink: ByteSink>(
         imageColumn: [UInt8], image: String, address: UInt64, offset: UInt64, lookupAddress: UInt64?, missingUUID: String?,
-        frameCount: Int, into out: inout Sink, lineEnds: inout [Int], appendFrame: (Int, inout Sink) -> Void
+        frameCount: Int, indexColumn: Int?, into out: inout Sink, lineEnds: inout [Int], appendFrame: (Int, inout Sink) -> Void
     ) {
         func prefix() {
+            if let indexColumn { appendIndexColumn(indexColumn, into: &out) }
             out.append(imageColumn)
             appendPaddedHex(address, into: &out)
             out.append(UInt8(ascii: " "))
@@ -325,6 +327,9 @@ struct ByteOutput {
 
     /// The first column of a text line, as `SymbolicateOutput.appendIndexColumn` writes it.
     mutating func appendIndexColumn(_ value: Int) { SymbolicateOutput.appendIndexColumn(value, into: &buffer) }
+
+    /// The buffer, for writers that append to it directly (then `flushIfFull`).
+    var bytes: TextBytes { buffer }
 
     mutating func flushIfFull(into stream: inout some TextOutputStream) {
         if buffer.count >= Self.threshold { flush(into: &stream) }
