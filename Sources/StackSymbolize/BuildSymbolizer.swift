@@ -325,13 +325,20 @@ public final class BuildSymbolizer {
             if let known = nameSpans[nameKey] {
                 name = known
             } else {
+                // Straight from the name's bytes to the simplified form's in `result.text`.
+                func keepSimplified(_ stored: UnsafeBufferPointer<UInt8>) -> Range<Int32> {
+                    NameCache.withSimplifiedName(bytes: stored, using: &reader) { result.keep($0) }
+                }
                 switch place.name {
                 case .symbol(let symbol):
-                    name = result.keep(image.withName(of: symbol) { NameCache.simplifiedName(bytes: $0, using: &reader) })
+                    name = image.withName(of: symbol) { keepSimplified($0) }
                 case .function(let dieOffset, let isInlined):
                     let names = image.name(dieOffset, isInlined: isInlined)
-                    name = result.keep(NameCache.simplifiedName(names.linkage ?? names.plain ?? "??", using: &reader))
-                case .none: name = result.keep(NameCache.simplifiedName("??", using: &reader))
+                    var stored = names.linkage ?? names.plain ?? "??"
+                    name = stored.withUTF8 { keepSimplified($0) }
+                case .none:
+                    var stored = "??"
+                    name = stored.withUTF8 { keepSimplified($0) }
                 }
                 nameSpans.set(nameKey, name)
             }

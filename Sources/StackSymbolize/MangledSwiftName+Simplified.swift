@@ -25,7 +25,9 @@ extension MangledSwiftName {
     ]
     private static let accessorNames: [[UInt8]] = SwiftNames.accessors.filter { $0 != "init" }.map { Array($0.utf8) }
 
-    mutating func simplifiedGlobal() -> String? {
+    /// Writes the simplified name of the global on the stack to `output`; false when this reader
+    /// does not read it.
+    mutating func simplifiedGlobal() -> Bool {
         // The symbol's attributes print first, the last one in the mangling leading:
         // `partial apply forwarder for merged generic specialization <...> of X`.
         var position = 0
@@ -37,11 +39,11 @@ extension MangledSwiftName {
             case .asyncPiece:
                 // `(1) await resume partial function for` is recognised at the start only; after
                 // other words it reads as a bracketed type.
-                if position > 0 { return nil }
+                if position > 0 { return false }
             case .inlined:
                 inlined = true
             case nil:
-                return nil
+                return false
             }
             if inlined { break }
             position += 1
@@ -50,7 +52,7 @@ extension MangledSwiftName {
         if inlined {
             while let top = stack.last, nodeKind(top) == .attribute { stack.removeLast() }
         }
-        guard stack.count == 1, let root = stack.first else { return nil }
+        guard stack.count == 1, let root = stack.first else { return false }
         output.removeAll()
         if inlined {
             // `inlined generic function <...> of X` has no word the simplification peels: it
@@ -58,8 +60,10 @@ extension MangledSwiftName {
             var entity = root
             while nodeKind(entity) == .staticEntity { entity = child(entity, 0) }
             path.removeAll()
-            guard Self.isContext(nodeKind(entity)), appendPrefixPath(of: entity) else { return nil }
-            return "inlined"
+            guard Self.isContext(nodeKind(entity)), appendPrefixPath(of: entity) else { return false }
+            output.removeAll()
+            output.append(contentsOf: "inlined".utf8)
+            return true
         }
         let found: Bool
         switch nodeKind(root) {
@@ -74,18 +78,18 @@ extension MangledSwiftName {
         case .entityGlobal:
             found = appendChainName(child(root, 0))
         case .reabstractionThunk:
-            return SwiftNames.reabstractionThunkName
+            output.append(contentsOf: SwiftNames.reabstractionThunkName.utf8)
+            found = true
         case .initializationGlobal:
             // `one-time initialization function for x`: the variable's name alone.
             let name = child(root, 0)
-            guard let component = declarationName(name) else { return nil }
+            guard let component = declarationName(name) else { return false }
             appendComponent(component)
             found = true
         default:
             found = Self.isContext(nodeKind(root)) && appendChainName(root)
         }
-        guard found, !output.isEmpty else { return nil }
-        return String(decoding: output[0..<output.count], as: UTF8.self)
+        return found && !output.isEmpty
     }
 
     /// `protocol witness for P.member in conformance T : P in M` → `T.member`.

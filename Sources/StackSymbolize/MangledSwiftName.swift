@@ -103,11 +103,25 @@ struct MangledSwiftName {
     }
 
     mutating func simplifiedName(bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard readSimplified(bytes) else { return nil }
+        return String(decoding: output[0..<output.count], as: UTF8.self)
+    }
+
+    /// `simplifiedName(bytes:)` lent to `body` as bytes, valid only during the call (no string
+    /// made: a caller that copies the name into a buffer of its own saves allocating one).
+    mutating func withSimplifiedName<Result>(bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+        guard readSimplified(bytes) else { return nil }
+        return body(output[0..<output.count])
+    }
+
+    /// Reads `bytes` and leaves their simplified name in `output`; false when this reader does not
+    /// read them.
+    private mutating func readSimplified(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var start = 0
         if bytes.count > 2, bytes[0] == UInt8(ascii: "_") { start = 1 }
         guard bytes.count - start > 2, bytes[start] == UInt8(ascii: "$"), bytes[start + 1] == UInt8(ascii: "s")
-        else { return nil }
-        guard bytes.count <= SwiftNames.longestMangledName else { return nil }
+        else { return false }
+        guard bytes.count <= SwiftNames.longestMangledName else { return false }
         // `.resume.0`, `.cold.1`: an unmangled suffix, left out of the simplified name.
         var end = bytes.count
         if let base = bytes.baseAddress, let dot = memchr(base + start + 2, Int32(UInt8(ascii: ".")), bytes.count - start - 2) {
@@ -131,12 +145,12 @@ struct MangledSwiftName {
             let operatorStart = parser.position
             guard let node = demangleOperator(&parser) else {
                 failedAt = operatorStart
-                return nil
+                return false
             }
             stack.append(node)
         }
         failedAt = -1
-        guard !localTypeUsedAsType else { return nil }
+        guard !localTypeUsedAsType else { return false }
         return simplifiedGlobal()
     }
 

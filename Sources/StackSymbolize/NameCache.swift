@@ -71,18 +71,26 @@ struct NameCache {
         return textSimplifiedName(stored)
     }
 
-    /// `simplifiedName(_:using:)` of a name's bytes (a symbol table's), made into a string only
-    /// when the Swift reader does not read it: most names of a small binary's batch are symbols,
-    /// and a string of each was a sixth of their cost. Only ASCII goes to the reader as bytes
-    /// (every Swift mangling is ASCII); other bytes take the string's path, as their repaired
-    /// string is what every other path reads.
-    static func simplifiedName(bytes: UnsafeBufferPointer<UInt8>, using reader: inout MangledSwiftName) -> String {
+    /// `simplifiedName(_:using:)` of a name's bytes (a symbol table's, or a string's), lent to
+    /// `body`: no string is made when the Swift reader reads the name (most names of a small
+    /// binary's batch are symbols, and a string of each, then one of its simplified form, were a
+    /// sixth of their cost). Only ASCII goes to the reader as bytes (every Swift mangling is
+    /// ASCII); other bytes take the string's path, as their repaired string is what every other
+    /// path reads.
+    static func withSimplifiedName<Result>(
+        bytes: UnsafeBufferPointer<UInt8>, using reader: inout MangledSwiftName, _ body: (UnsafeRawBufferPointer) -> Result
+    ) -> Result {
         var high: UInt8 = 0
         for byte in bytes { high |= byte }
-        guard high < 0x80 else { return simplifiedName(String(decoding: bytes, as: UTF8.self), using: &reader) }
-        if let read = reader.simplifiedName(bytes: bytes) { return read }
-        if let read = CxxMangledName.simplifiedName(bytes: bytes) { return read }
-        return textSimplifiedName(String(decoding: bytes, as: UTF8.self))
+        var simplified: String
+        if high < 0x80 {
+            if let read = reader.withSimplifiedName(bytes: bytes, { body(UnsafeRawBufferPointer($0)) }) { return read }
+            let stored = String(decoding: bytes, as: UTF8.self)
+            simplified = CxxMangledName.simplifiedName(stored) ?? textSimplifiedName(stored)
+        } else {
+            simplified = simplifiedName(String(decoding: bytes, as: UTF8.self), using: &reader)
+        }
+        return simplified.withUTF8 { body(UnsafeRawBufferPointer($0)) }
     }
 
     /// `simplifiedName(_:using:)` with a reader of its own.
