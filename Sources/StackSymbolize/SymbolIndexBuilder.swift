@@ -257,7 +257,9 @@ enum SymbolIndexBuilder {
                 }
                 origin = found
             }
-            let names = image.name(offset, isInlined: isInlined)
+            // The origin's own names are the call's (`DebugImage.name(_:isInlined:)` finds the origin
+            // again otherwise: 1% of a build thread).
+            let names = origin.map { image.name($0) } ?? image.name(offset, isInlined: isInlined)
             let found = (string(names.linkage ?? names.plain), names.linkage != nil)
             dieNames.set(offset, found)
             if let origin { dieNames.set(origin, found) }
