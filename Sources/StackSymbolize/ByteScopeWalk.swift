@@ -271,7 +271,7 @@ private struct SiblingLists {
             if entry.hasChildren { childList = newList(recordingInlined: true) }
             let node = ScopeNode(
                 dieOffset: UInt64(offset), parent: -1, isInlined: isInlined, callFile: callFile, callLine: callLine,
-                rangeStart: 0, rangeCount: Int32(rangeCount))
+                rangeStart: 0, rangeCount: Int32(rangeCount), nameOrigin: callSite.nameOrigin)
             append(Item(node: node, rangeStart: Int32(rangeStart), rangeCount: Int32(rangeCount), childList: childList, next: -1), to: list)
             return childList
         }

@@ -381,6 +381,11 @@ struct DIECursor {
         /// -1 and 0 when absent, as `DwarfDIE.callSite` has them.
         var file: Int32 = -1
         var line: Int32 = 0
+        /// Where the DIE's names come from, as `DwarfReader.nameOrigin` finds it, read in the same
+        /// pass: the DIE itself when it has a name of its own or no `DW_AT_abstract_origin`, else
+        /// the origin it refers to within the unit; `.max` where that reader would decide otherwise
+        /// (a unit-external reference, an implicit-constant name), left to it.
+        var nameOrigin: UInt64 = .max
     }
 
     func codeRanges(of entry: AbbreviationTable.Entry, at offset: Int, into ranges: inout [AddressRange]) -> CallSite? {
@@ -391,10 +396,36 @@ struct DIECursor {
         var highIsLength = false
         var list: (form: UInt32, value: UInt64)?
         var result = CallSite()
+        var hasName = false
+        var origin: UInt64?
+        var originSeen = false
+        var originReadable = true
         for spec in Int(entry.specStart)..<Int(entry.specEnd) {
             let name = abbreviations.specNames[spec]
             let form = abbreviations.specForms[spec]
             switch name {
+            case 0x03, 0x6e, 0x2007:  // DW_AT_name, DW_AT_linkage_name, DW_AT_MIPS_linkage_name: skipped below
+                hasName = true
+                if form == 0x21 { originReadable = false }
+            case 0x31 where !originSeen:  // DW_AT_abstract_origin, the first one
+                originSeen = true
+                let value: UInt64?
+                switch form {
+                case 0x11: value = reader.fixed(1)
+                case 0x12: value = reader.fixed(2)
+                case 0x13: value = reader.fixed(4)
+                case 0x14: value = reader.fixed(8)
+                case 0x15: value = reader.uleb()
+                default:
+                    // `DW_FORM_ref_addr` and the rest: skipped below, the origin left to the reader.
+                    originReadable = false
+                    value = nil
+                }
+                if originReadable {
+                    guard let value else { return nil }
+                    if value < UInt64(unitEnd - unitStart) { origin = UInt64(unitStart) + value } else { originReadable = false }
+                    continue
+                }
             case 0x11:  // DW_AT_low_pc
                 guard let value = address(form, &reader) else { return nil }
                 low = value
@@ -463,6 +494,7 @@ struct DIECursor {
                 return nil
             }
         }
+        if originReadable { result.nameOrigin = hasName ? UInt64(offset) : origin ?? UInt64(offset) }
         // libdw tries the low and high pc first, then the list; a DIE with neither has no code.
         if let low, let high {
             let end = highIsLength ? low &+ high : high

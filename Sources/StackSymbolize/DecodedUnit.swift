@@ -24,6 +24,9 @@ struct ScopeNode: Sendable {
     var callLine: Int32
     var rangeStart: Int32
     var rangeCount: Int32
+    /// Where an inlined call's names come from when the walk read it (`DIECursor.CallSite`),
+    /// `.max` when it did not.
+    var nameOrigin: UInt64 = .max
 
     /// Whether an inline chain starts here: a top-level function, or a function nested in another
     /// one's DIE (a closure, a local function; its code lies elsewhere). Only inlined calls
