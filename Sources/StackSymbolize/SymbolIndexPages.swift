@@ -17,7 +17,10 @@ final class SymbolIndexPages {
     private let file: MappedFile
     private let base: UnsafeRawPointer
     private let descriptor: Int32
-    private var pages: [Int: UnsafeMutableRawPointer] = [:]
+    /// By page number, the pages read (an array, not a dictionary: hashing the page number per
+    /// value read was 1% of an index build and its first batch), and how many there are.
+    private var pages: [UnsafeMutableRawPointer?] = []
+    private var pagesRead = 0
     private(set) var usesMapping = false
     /// A read came back short: the file shrank after it was checked, so nothing read is trusted.
     private(set) var readFailed = false
@@ -30,7 +33,7 @@ final class SymbolIndexPages {
     }
 
     deinit {
-        for page in pages.values { page.deallocate() }
+        releasePages()
         for buffer in scratch { buffer.deallocate() }
         close(descriptor)
     }
@@ -38,11 +41,18 @@ final class SymbolIndexPages {
     /// Switches to the mapping once enough pages were read. Called at the start of a lookup, never
     /// while a page's pointer is in use.
     func settle() {
-        guard !usesMapping, pages.count >= Self.mappingAfterPages else { return }
-        for page in pages.values { page.deallocate() }
-        pages = [:]
-        lastPage = nil
+        guard !usesMapping, pagesRead >= Self.mappingAfterPages else { return }
+        releasePages()
         usesMapping = true
+    }
+
+    private func releasePages() {
+        if pagesRead > 0 {
+            for case let page? in pages { page.deallocate() }
+        }
+        pages = []
+        pagesRead = 0
+        lastPage = nil
     }
 
     /// The little-endian integer at byte `at`; the caller keeps `at` inside the file.
@@ -76,9 +86,7 @@ final class SymbolIndexPages {
     /// threads; after this, reading changes nothing here). Called while no page's pointer is in use.
     func useMapping() {
         if usesMapping { return }
-        for page in pages.values { page.deallocate() }
-        pages = [:]
-        lastPage = nil
+        releasePages()
         usesMapping = true
     }
 
@@ -122,6 +130,7 @@ final class SymbolIndexPages {
 
     private func page(_ index: Int) -> UnsafeRawPointer {
         if let last = lastPage, last.index == index { return UnsafeRawPointer(last.page) }
+        if pages.isEmpty { pages = Array(repeating: nil, count: file.bytes.count / Self.pageSize + 1) }
         if let page = pages[index] {
             lastPage = (index, page)
             return UnsafeRawPointer(page)
@@ -140,6 +149,7 @@ final class SymbolIndexPages {
             got += count
         }
         pages[index] = page
+        pagesRead += 1
         lastPage = (index, page)
         return UnsafeRawPointer(page)
     }
