@@ -388,6 +388,19 @@ struct DIECursor {
         var nameOrigin: UInt64 = .max
     }
 
+    /// The value of a unit-relative reference (`DW_FORM_ref1` to `DW_FORM_ref8`, else
+    /// `DW_FORM_ref_udata`), nil when it runs past the bytes.
+    @inline(__always)
+    private static func unitReference(form: UInt32, _ reader: inout ByteReader) -> UInt64? {
+        switch form {
+        case 0x11: reader.fixed(1)
+        case 0x12: reader.fixed(2)
+        case 0x13: reader.fixed(4)
+        case 0x14: reader.fixed(8)
+        default: reader.uleb()
+        }
+    }
+
     func codeRanges(of entry: AbbreviationTable.Entry, at offset: Int, into ranges: inout [AddressRange]) -> CallSite? {
         var reader = ByteReader(info, at: offset)
         guard reader.uleb() != nil else { return nil }
@@ -409,20 +422,10 @@ struct DIECursor {
                 if form == 0x21 { originReadable = false }
             case 0x31 where !originSeen:  // DW_AT_abstract_origin, the first one
                 originSeen = true
-                let value: UInt64?
-                switch form {
-                case 0x11: value = reader.fixed(1)
-                case 0x12: value = reader.fixed(2)
-                case 0x13: value = reader.fixed(4)
-                case 0x14: value = reader.fixed(8)
-                case 0x15: value = reader.uleb()
-                default:
-                    // `DW_FORM_ref_addr` and the rest: skipped below, the origin left to the reader.
-                    originReadable = false
-                    value = nil
-                }
+                // `DW_FORM_ref_addr` and the rest: skipped below, the origin left to the reader.
+                if !(0x11...0x15).contains(form) { originReadable = false }
                 if originReadable {
-                    guard let value else { return nil }
+                    guard let value = Self.unitReference(form: form, &reader) else { return nil }
                     if value < UInt64(unitEnd - unitStart) { origin = UInt64(unitStart) + value } else { originReadable = false }
                     continue
                 }
@@ -611,15 +614,7 @@ struct DIECursor {
             case .blockULEB:
                 if let length = reader.uleb(), length < UInt64(info.count) { ok = reader.skip(Int(length)) } else { ok = false }
             case .sibling(let form):
-                let value: UInt64?
-                switch form {
-                case 0x11: value = reader.fixed(1)
-                case 0x12: value = reader.fixed(2)
-                case 0x13: value = reader.fixed(4)
-                case 0x14: value = reader.fixed(8)
-                default: value = reader.uleb()
-                }
-                if let value {
+                if let value = Self.unitReference(form: form, &reader) {
                     if value < UInt64(unitEnd - unitStart) { sibling = unitStart + Int(value) }
                 } else {
                     ok = false
