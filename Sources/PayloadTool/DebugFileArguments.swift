@@ -17,9 +17,16 @@ enum DebugFileArguments {
     static let appImage = CommandOption(
         "--app-image", "NAME", parser: .nonEmpty(.takesNonEmpty("an image name")), repeatable: true,
         help: [
-            "Count frames of image NAME as app frames even where its name is",
-            "one of Apple's system images (repeatable). Every other image",
-            "is the app's, with or without a debug file.",
+            "Count frames of image NAME as app frames, whatever the store and",
+            "the list of Apple's images say (repeatable).",
+        ])
+    static let systemImage = CommandOption(
+        "--system-image", "NAME", parser: .nonEmpty(.takesNonEmpty("an image name")), repeatable: true,
+        help: [
+            "Count frames of image NAME as Apple's (repeatable). Without either",
+            "option: an image the store knows (an imported file's UUID or name)",
+            "is the app's, others are Apple's; with an empty store, images not",
+            "in the shipped list of Apple's images are the app's.",
         ])
     static let crashWeight = CommandOption(
         "--crash-weight", "SECONDS", parser: .seconds, help: ["What one crash weighs (default: 1)."])

@@ -67,6 +67,8 @@ enum DsymsCommand {
         var build: String
         var build_folder: String
         var debug_files: [JSONFile]
+        /// Files of other builds in the store that answered the inputs' frames by UUID.
+        var debug_files_of_other_builds: [JSONFile]
         var frames_checked: Int
         var frames_covered: Int
         var missing: [JSONMissing]
@@ -84,8 +86,10 @@ enum DsymsCommand {
         let symbolizer: BuildSymbolizer
         do {
             folder = try BuildSymbolizer.buildFolder(root: options.dsymsRoot, build: options.build)
+            let store = DebugFileStore(root: options.dsymsRoot)
+            guard store.hasBuildFolder(options.build) else { throw SymbolizeError.fileSystem(path: folder, "no such build folder") }
             symbolizer = try BuildSymbolizer(
-                buildFolder: folder, indexFolder: nil,
+                build: options.build, store: store, indexFolder: nil,
                 systemSymbols: BuildSymbolizer.systemSymbolFolders(given: options.symbols, root: options.dsymsRoot))
         } catch {
             stderr.write("error: \(error)\n")
@@ -126,7 +130,7 @@ enum DsymsCommand {
         var unusable: [String: SymbolizeError] = [:]
         var any = false
         // (System symbol folders can hold thousands of files: those are opened when a frame needs them.)
-        for (index, file) in symbolizer.debugFiles.enumerated() where !symbolizer.systemSymbolFiles.contains(index) {
+        for (index, file) in symbolizer.debugFiles.enumerated() where symbolizer.isOwnFile(index) {
             guard let problem = symbolizer.problem(withFileAt: index) else { continue }
             stderr.write("error: \(problem)\n")
             any = true
@@ -141,8 +145,12 @@ enum DsymsCommand {
         let unusable = coverage.unusable
         let report = JSONReport(
             build: options.build, build_folder: folder,
-            debug_files: symbolizer.debugFiles.enumerated().filter { !symbolizer.systemSymbolFiles.contains($0.offset) }.map {
+            debug_files: symbolizer.debugFiles.enumerated().filter { symbolizer.isOwnFile($0.offset) }.map {
                 JSONFile(arch: $1.arch, kind: $1.kind.rawValue, path: $1.path, problem: unusable[$1.uuids[0]]?.message, uuids: $1.uuids)
+            },
+            debug_files_of_other_builds: symbolizer.filesFromOtherBuilds.sorted().map {
+                let file = symbolizer.debugFiles[$0]
+                return JSONFile(arch: file.arch, kind: file.kind.rawValue, path: file.path, problem: nil, uuids: file.uuids)
             },
             frames_checked: coverage.checked, frames_covered: coverage.covered,
             missing: coverage.missingOrder.map {
@@ -160,7 +168,7 @@ enum DsymsCommand {
         _ options: Options, folder: String, symbolizer: BuildSymbolizer, coverage: FrameCoverage
     ) -> String {
         var text = "Debug files for build \(options.build) (\(folder)):\n"
-        for (index, file) in symbolizer.debugFiles.enumerated() where !symbolizer.systemSymbolFiles.contains(index) {
+        for (index, file) in symbolizer.debugFiles.enumerated() where symbolizer.isOwnFile(index) {
             text += "  \(file.uuids.joined(separator: " ")) \(file.arch) \(file.kind.rawValue) \(file.path)"
             if let problem = coverage.unusable[file.uuids[0]] { text += " [not usable: \(problem.message)]" }
             text += "\n"
@@ -169,6 +177,13 @@ enum DsymsCommand {
             text += "System symbol files: \(symbolizer.systemSymbolFiles.count)\n"
         }
         guard !options.inputs.isEmpty else { return text }
+        if !symbolizer.filesFromOtherBuilds.isEmpty {
+            text += "Found by UUID in other builds:\n"
+            for index in symbolizer.filesFromOtherBuilds.sorted() {
+                let file = symbolizer.debugFiles[index]
+                text += "  \(file.uuids.joined(separator: " ")) \(file.arch) \(file.kind.rawValue) \(file.path)\n"
+            }
+        }
         if !coverage.systemFound.isEmpty {
             text += "System images named from the symbol files:\n"
             for uuid in coverage.systemFound.keys.sorted() {

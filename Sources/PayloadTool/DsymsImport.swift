@@ -1,25 +1,36 @@
 import Foundation
+import PayloadDecode
 import StackSymbolize
 import SystemIO
 
-/// `payload-tool dsyms import [--dsyms ROOT] [--build B] PATH...`: debug files from `.dSYM` bundles,
-/// folders, `.xcarchive` bundles and `.zip` files (App Store Connect's and Xcode Organizer's dSYM
-/// downloads), placed under `<ROOT>/<build>/` and named by their UUIDs.
+/// `payload-tool dsyms import [--dsyms ROOT] [--build B] PATH...`: debug files from what Xcode and
+/// App Store Connect produce (`.xcarchive` bundles with their dSYMs and Products, App Store
+/// Connect's "Download dSYMs" zips, loose `.dSYM`s, `.app` and `.framework` bundles, Products
+/// folders), placed in the store under `<ROOT>/<build>/` and named by their UUIDs, by the store's
+/// rules (docs/symbolication.md, "The store"):
 ///
-/// Zips are read with libarchive (no `unzip` process). An entry that would leave the folder it is
-/// unpacked into (an absolute path, a `..` component) or that is a link is refused and named; no
-/// entry's path is ever used to form a destination, only the file's UUIDs and its plain name.
+/// - one entry per UUID in a build: a file with DWARF replaces one without, a file without DWARF
+///   never replaces one with it (in any order), the same bytes again change nothing;
+/// - a build is a build number (`StoreBuild`): `4.2.1` lands in `4/`, `system` nowhere;
+/// - files that are not Mach-O or ELF (an app's icons, `Assets.car`, `PkgInfo`, `CodeResources`)
+///   are skipped quietly and counted; an archive with no dSYMs gets one warning;
+/// - zips are read with libarchive (no `unzip` process) within stated limits (`ZipLimits`), and an
+///   entry that would leave the folder it is unpacked into, or is a link, is refused and named; no
+///   entry's path is ever used to form a destination, only the file's UUIDs and its plain name;
+/// - temporary files go on SIGINT, SIGTERM and SIGHUP, and those of dead runs on the next import.
 enum DsymsImport {
     static let build = CommandOption(
-        "--build", "BUILD", parser: .buildFolderName,
+        "--build", "BUILD", parser: .storeBuildNumber,
         help: [
-            "The build the files belong to. Without it: the archive's Info.plist",
-            "(ApplicationProperties.CFBundleVersion), else the dSYM bundle's",
-            "Info.plist (CFBundleVersion).",
+            "The build the files belong to (a build number; 130.1 is build 130).",
+            "Without it: the archive's Info.plist (ApplicationProperties.",
+            "CFBundleVersion), else the bundle's own Info.plist (CFBundleVersion).",
         ])
     static let path = PositionalArgument(
         placeholder: "PATH",
-        help: ["A .dSYM bundle, a folder, an .xcarchive bundle, a .zip of any of", "these, or one debug file."])
+        help: [
+            "An .xcarchive, an App Store Connect dSYMs zip, a .dSYM, an .app or", ".framework bundle, a folder, a .zip of any of these, or one file.",
+        ])
 
     /// `[--dsyms ROOT] [--build BUILD] PATH...`, also shown by `dsyms --help`.
     static let usage: [UsageItem] = [
@@ -31,14 +42,18 @@ enum DsymsImport {
         overview: """
             OVERVIEW: Put debug files where symbolicate, top and dsyms look for them.
 
-            Each debug file (a Mach-O file with a UUID: a dSYM's DWARF file, or a binary) found in PATH is
-            copied to <ROOT>/<build>/, named by its UUIDs and image name, written whole or not at all.
-            Importing the same files again changes nothing.
+            Each Mach-O or ELF file with a UUID found in PATH (a dSYM's DWARF file, an app's or a
+            framework's binary) is copied to <ROOT>/<build>/, named by its UUIDs and image name, written
+            whole or not at all. The store's rules: one entry per UUID; a file with DWARF replaces one
+            without, and one without DWARF never replaces one with it; importing again changes nothing.
+            Frames are found by UUID in any build, so a framework's dSYM with its own version still names
+            the app's frames. Other files (icons, Assets.car, PkgInfo) are skipped and counted.
             """,
         usage: [usage], arguments: [path], options: [DebugFileArguments.dsyms.declaration, build.declaration],
         epilogue: """
-            Prints one line per debug file ('imported' or 'unchanged'). Exit status: 0 when every file was
-            placed, 1 when anything was refused or failed (the rest are still placed), 64 on a usage error.
+            Prints one line per debug file ('imported', 'unchanged', or 'kept' when the store's file has
+            DWARF and this one has none), then a summary. Exit status: 0 when nothing failed, 1 when
+            anything was refused or failed (the rest are still placed), 64 on a usage error.
             """)
 
     struct Options: CommandOptions {
@@ -62,7 +77,8 @@ enum DsymsImport {
         }
     }
 
-    /// A debug file ready to be placed: where its bytes are now, and what decides its build.
+    /// A debug file ready to be placed: where its bytes are now, what it holds, and what decides
+    /// its build.
     struct Candidate {
         var source: String
         var displayName: String
@@ -72,9 +88,15 @@ enum DsymsImport {
         var buildHints: [String]
         /// True for a staged copy (from a zip) that is moved, not copied, into place.
         var isStaged: Bool
+        /// Its slices, as the store will see them.
+        var files: [DebugFileInfo] = []
+
+        var uuids: [String] { files.flatMap(\.uuids) }
+        var hasDebugInfo: Bool { !files.isEmpty && files.allSatisfy(\.hasDebugInfo) }
     }
 
-    /// What `fail` has reported: errors go to stderr as they happen, and any makes the run exit 1.
+    /// What the run has reported: errors and warnings go to stderr as they happen; an error makes
+    /// the run exit 1.
     struct Failures<Errors: TextOutputStream> {
         var stderr: Errors
         private(set) var any = false
@@ -83,49 +105,72 @@ enum DsymsImport {
             stderr.write("error: \(message)\n")
             any = true
         }
+
+        mutating func warn(_ message: String) {
+            stderr.write("warning: \(message)\n")
+        }
+    }
+
+    /// What the walk found besides candidates.
+    struct Gathered {
+        var candidates: [Candidate] = []
+        /// Files that are neither Mach-O nor ELF (resources of a bundle), skipped quietly.
+        var skipped = 0
     }
 
     static func importFiles(
         _ options: Options, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
     ) -> Int32 {
         // Zips are unpacked into a staging folder beside the builds, so placing a file is a rename.
-        let rootFolder: String
+        let rootFolder = DebugFileStore.rootFolder(given: options.dsymsRoot)
         do {
-            rootFolder =
-                (try BuildSymbolizer.buildFolder(root: options.dsymsRoot, build: "staging") as NSString).deletingLastPathComponent
             try FileManager.default.createDirectory(atPath: rootFolder, withIntermediateDirectories: true)
         } catch {
-            stderr.write("error: \(error)\n")
+            stderr.write("error: \(rootFolder): cannot create the store's folder: \(error.localizedDescription)\n")
             return PayloadTool.exitFailure
         }
-        let staging = (rootFolder as NSString).appendingPathComponent(".import-\(getpid())")
-        defer { try? FileManager.default.removeItem(atPath: staging) }
+        StoreTemporaryFiles.removeStale(root: rootFolder)
+        let staging = StoreTemporaryFiles.stagingFolder(root: rootFolder, pid: getpid())
+        TemporaryFiles.registerFolder(staging)
+        defer {
+            try? FileManager.default.removeItem(atPath: staging)
+            TemporaryFiles.unregisterFolder(staging)
+        }
 
         var failures = Failures(stderr: stderr)
-        let candidates = gatherCandidates(options.paths, staging: staging, failures: &failures)
-        var placed = 0
-        var unchanged = 0
-        for candidate in candidates {
-            switch importCandidate(candidate, options: options, failures: &failures) {
+        var gathered = gatherCandidates(options.paths, staging: staging, failures: &failures)
+        // Files with DWARF first: a binary met after its dSYM is then simply 'kept' out, in one run
+        // as in two (an Xcode Products folder lists `crash.app.dSYM` before `crash.app`).
+        gathered.candidates.sort { $0.hasDebugInfo && !$1.hasDebugInfo }
+        var counts = (placed: 0, unchanged: 0, kept: 0)
+        var folders: [String: BuildFolderFiles] = [:]
+        for candidate in gathered.candidates {
+            switch importCandidate(candidate, options: options, root: rootFolder, folders: &folders, failures: &failures) {
             case .placed(let line):
                 stdout.write(line)
-                placed += 1
+                counts.placed += 1
             case .unchanged(let line):
                 stdout.write(line)
-                unchanged += 1
+                counts.unchanged += 1
+            case .kept(let line):
+                stdout.write(line)
+                counts.kept += 1
             case .notPlaced: break
             }
         }
         stderr = failures.stderr
-        stdout.write("\(placed) imported, \(unchanged) unchanged\n")
+        var summary = "\(counts.placed) imported, \(counts.unchanged) unchanged"
+        if counts.kept > 0 { summary += ", \(counts.kept) kept out (the store's file has DWARF)" }
+        if gathered.skipped > 0 { summary += ", \(gathered.skipped) skipped (not Mach-O or ELF)" }
+        stdout.write(summary + "\n")
         return failures.any ? PayloadTool.exitFailure : PayloadTool.exitSuccess
     }
 
     /// The debug files in `paths`: zips unpacked into `staging`, folders and bundles walked.
     private static func gatherCandidates(
         _ paths: [String], staging: String, failures: inout Failures<some TextOutputStream>
-    ) -> [Candidate] {
-        var candidates: [Candidate] = []
+    ) -> Gathered {
+        var gathered = Gathered()
         for path in paths {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -137,60 +182,144 @@ enum DsymsImport {
                     try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
                     let unpacked = try unpackZip(path, into: staging)
                     for refusal in unpacked.refused { failures.fail("\(path): entry \(refusal)") }
-                    candidates += unpacked.candidates
+                    for archive in unpacked.archivesWithoutDSYMs { failures.warn(noDSYMsWarning("\(path) (\(archive))")) }
+                    let scanned = scan(unpacked.candidates, quietIfForeign: true, failures: &failures)
+                    gathered.candidates += scanned.candidates
+                    gathered.skipped += scanned.skipped
                 } catch {
                     failures.fail("\(path): \(error)")
                 }
                 continue
             }
-            candidates += filesOnDisk(path)
+            if isDirectory.boolValue {
+                for archive in archivesWithoutDSYMs(in: path) { failures.warn(noDSYMsWarning(archive)) }
+            }
+            // A file named on the command line must be a debug file; one found in a folder may be anything.
+            let scanned = scan(filesOnDisk(path), quietIfForeign: isDirectory.boolValue, failures: &failures)
+            gathered.candidates += scanned.candidates
+            gathered.skipped += scanned.skipped
         }
-        return candidates
+        return gathered
+    }
+
+    static func noDSYMsWarning(_ archive: String) -> String {
+        "\(archive): an archive without dSYMs: its binaries are imported, so frames get function names from their symbol tables but no file and line (archive with 'Debug Information Format: DWARF with dSYM File', or download the dSYMs from App Store Connect)"
+    }
+
+    /// Each candidate's slices; a file that is no debug file is skipped (counted) or, with
+    /// `quietIfForeign` false, an error.
+    private static func scan(
+        _ candidates: [Candidate], quietIfForeign: Bool, failures: inout Failures<some TextOutputStream>
+    ) -> Gathered {
+        var gathered = Gathered()
+        for var candidate in candidates {
+            let scan = BuildSymbolizer.debugFiles(in: candidate.source, quietIfForeign: quietIfForeign)
+            for problem in scan.problems { failures.fail("\(candidate.displayName): \(problem.message)") }
+            if scan.files.isEmpty {
+                if scan.problems.isEmpty { gathered.skipped += 1 }
+                if candidate.isStaged { unlink(candidate.source) }
+                continue
+            }
+            candidate.files = scan.files
+            gathered.candidates.append(candidate)
+        }
+        return gathered
     }
 
     private enum Placement {
         /// The line that says so on stdout.
         case placed(String)
         case unchanged(String)
+        /// Not placed: the store's file for these UUIDs has DWARF, this one has none.
+        case kept(String)
         case notPlaced
     }
 
-    /// Puts one candidate's debug files under its build's folder, unless the same bytes are there.
+    /// The files of one build folder that `dsyms import` placed (`UUID...-image`), by UUID.
+    struct BuildFolderFiles {
+        var byUUID: [String: [DebugFileInfo]] = [:]
+
+        init(folder: String) {
+            for file in BuildSymbolizer.debugFiles(in: folder, quietIfForeign: true).files {
+                for uuid in file.uuids { byUUID[uuid, default: []].append(file) }
+            }
+        }
+
+        mutating func replace(_ uuids: [String], with files: [DebugFileInfo], removing removed: Set<String>) {
+            for uuid in uuids { byUUID[uuid] = (byUUID[uuid] ?? []).filter { !removed.contains($0.path) } }
+            for file in files {
+                for uuid in file.uuids where !(byUUID[uuid] ?? []).contains(file) { byUUID[uuid, default: []].append(file) }
+            }
+        }
+    }
+
+    /// Puts one candidate's debug files under its build's folder by the store's rules.
     private static func importCandidate(
-        _ candidate: Candidate, options: Options, failures: inout Failures<some TextOutputStream>
+        _ candidate: Candidate, options: Options, root: String, folders: inout [String: BuildFolderFiles],
+        failures: inout Failures<some TextOutputStream>
     ) -> Placement {
-        let scan = BuildSymbolizer.debugFiles(in: candidate.source)
-        for problem in scan.problems { failures.fail("\(candidate.displayName): \(problem.message)") }
-        guard !scan.files.isEmpty else { return .notPlaced }
-        let uuids = scan.files.flatMap(\.uuids)
-        let archs = scan.files.map(\.arch).joined(separator: ",")
-        guard let build = options.build ?? candidate.buildHints.first else {
-            failures.fail(
-                "\(candidate.displayName) (\(uuids.joined(separator: ", "))): no build number (no --build, and no CFBundleVersion in an Info.plist beside it)"
-            )
-            return .notPlaced
-        }
-        let folder: String
+        let uuids = candidate.uuids
+        let archs = candidate.files.map(\.arch).joined(separator: ",")
+        guard let build = options.build ?? firstBuild(of: candidate, failures: &failures) else { return .notPlaced }
+        let folder = (root as NSString).appendingPathComponent(build)
         do {
-            folder = try BuildSymbolizer.buildFolder(root: options.dsymsRoot, build: build)
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch let error as SymbolizeError {
-            failures.fail("\(candidate.displayName): the build '\(build)' from its Info.plist is not a folder name: \(error.message)")
-            return .notPlaced
         } catch {
-            failures.fail("\(candidate.displayName): \(error)")
+            failures.fail("\(candidate.displayName): cannot create \(folder): \(error.localizedDescription)")
             return .notPlaced
         }
+        var present = folders[build] ?? BuildFolderFiles(folder: folder)
+        defer { folders[build] = present }
         let image = plainName(candidate.imageName)
         let destination = (folder as NSString).appendingPathComponent(uuids.joined(separator: "_") + "-" + image)
+        let describe = "\(image) \(uuids.joined(separator: " ")) \(archs)"
         if FileManager.default.contentsEqual(atPath: destination, andPath: candidate.source) {
-            return .unchanged("unchanged \(image) \(uuids.joined(separator: " ")) \(archs) \(destination)\n")
+            return .unchanged("unchanged \(describe) \(destination)\n")
+        }
+        // A file without DWARF never replaces one with it: every UUID already answered with DWARF.
+        let existing = uuids.map { present.byUUID[$0] ?? [] }
+        if !candidate.hasDebugInfo, !existing.isEmpty, existing.allSatisfy({ $0.contains(where: \.hasDebugInfo) }) {
+            let kept = Set(existing.flatMap { $0.filter(\.hasDebugInfo).map(\.path) }).sorted()
+            return .kept("kept \(describe) \(kept.joined(separator: " ")) (it has DWARF; \(candidate.displayName) has none)\n")
         }
         if let problem = place(candidate, at: destination) {
             failures.fail("\(candidate.displayName): \(problem)")
             return .notPlaced
         }
-        return .placed("imported \(image) \(uuids.joined(separator: " ")) \(archs) \(destination)\n")
+        // One entry per UUID: files this import placed before under another name for the same UUIDs
+        // go, unless they have DWARF and this one has none (a fat binary beside a thin dSYM).
+        var removed: Set<String> = []
+        for file in existing.joined() where file.path != destination && isPlacedByImport(file.path, folder: folder) {
+            guard Set(file.uuids).isSubset(of: Set(uuids)), candidate.hasDebugInfo || !file.hasDebugInfo else { continue }
+            if unlink(file.path) == 0 { removed.insert(file.path) }
+        }
+        present.replace(uuids, with: candidate.files.map { var placed = $0; placed.path = destination; return placed }, removing: removed)
+        return .placed("imported \(describe) \(destination)\n")
+    }
+
+    /// The build a candidate goes to: the first of its hints, which must be a build number.
+    private static func firstBuild(of candidate: Candidate, failures: inout Failures<some TextOutputStream>) -> String? {
+        let uuids = candidate.uuids.joined(separator: ", ")
+        guard let hint = candidate.buildHints.first else {
+            failures.fail(
+                "\(candidate.displayName) (\(uuids)): no build number (no --build, and no CFBundleVersion in an Info.plist around it); give --build"
+            )
+            return nil
+        }
+        guard let build = StoreBuild.folderName(fromVersion: hint) else {
+            failures.fail(
+                "\(candidate.displayName) (\(uuids)): its Info.plist's CFBundleVersion \(InputText.quoted(hint)) is not a build number (digits and dots); not imported; give --build"
+            )
+            return nil
+        }
+        return build
+    }
+
+    /// A file directly in the build folder under the name `dsyms import` gives (not a user's own
+    /// `.dSYM` bundle copied in by hand, which is never removed).
+    private static func isPlacedByImport(_ path: String, folder: String) -> Bool {
+        (path as NSString).deletingLastPathComponent == folder
+            && DebugFileStore.isImportedName((path as NSString).lastPathComponent)
     }
 
     /// Letters, digits and `._+-` of a file name; anything else becomes `_`.
@@ -204,7 +333,7 @@ enum DsymsImport {
 
     /// Writes the file under a temporary name beside `destination` and renames it into place.
     static func place(_ candidate: Candidate, at destination: String) -> String? {
-        let temporary = destination + ".tmp-\(getpid())"
+        let temporary = destination + StoreTemporaryFiles.suffix(for: getpid())
         TemporaryFiles.register(temporary)
         defer { TemporaryFiles.unregister(temporary) }
         unlink(temporary)
@@ -230,7 +359,7 @@ enum DsymsImport {
     // MARK: Folders, bundles and archives on disk
 
     /// Every regular file below `path` (or `path` itself), each with the build numbers of the
-    /// `.xcarchive` and `.dSYM` bundles around it.
+    /// bundles around it. Property lists are left out (they are read for the build numbers).
     static func filesOnDisk(_ path: String) -> [Candidate] {
         var isDirectory: ObjCBool = false
         _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)  // a missing path is no folder
@@ -252,28 +381,69 @@ enum DsymsImport {
         }
     }
 
+    /// The `.xcarchive` bundles at or below `path` that hold no debug file with DWARF in `dSYMs/`.
+    static func archivesWithoutDSYMs(in path: String) -> [String] {
+        var archives: [String] = []
+        if path.hasSuffix(".xcarchive") || path.hasSuffix(".xcarchive/") {
+            archives = [path]
+        } else if let enumerator = FileManager.default.enumerator(atPath: path) {
+            while let relative = enumerator.nextObject() as? String {
+                if relative.hasSuffix(".xcarchive") {
+                    archives.append((path as NSString).appendingPathComponent(relative))
+                    enumerator.skipDescendants()
+                } else if relative.hasSuffix(".dSYM") || relative.hasSuffix(".app") {
+                    enumerator.skipDescendants()
+                }
+            }
+        }
+        return archives.filter { archive in
+            let dsyms = (archive as NSString).appendingPathComponent("dSYMs")
+            let found = BuildSymbolizer.debugFiles(in: dsyms, quietIfForeign: true).files
+            return !found.contains(where: \.hasDebugInfo)
+        }
+    }
+
     /// `CFBundleVersion`s of the bundles holding `file`: an `.xcarchive`'s `ApplicationProperties`
-    /// first (the app's build), then the `.dSYM` bundle's own.
+    /// first (the app's build), then the outermost `.app`, `.appex` or `.framework` bundle's own
+    /// (an app's frameworks carry their own versions; the app's frames have the app's), then the
+    /// `.dSYM` bundle's.
     static func buildHints(around file: String) -> [String] {
         var archiveHints: [String] = []
+        var appHints: [String] = []
         var bundleHints: [String] = []
         var folder = (file as NSString).deletingLastPathComponent
         while folder.count > 1 {
-            if folder.hasSuffix(".xcarchive"),
-                let data = FileManager.default.contents(atPath: (folder as NSString).appendingPathComponent("Info.plist")),
+            if folder.hasSuffix(".xcarchive"), let data = plistData((folder as NSString).appendingPathComponent("Info.plist")),
                 let version = archiveBuild(data)
             {
                 archiveHints.append(version)
             }
-            if folder.hasSuffix(".dSYM"),
-                let data = FileManager.default.contents(atPath: (folder as NSString).appendingPathComponent("Contents/Info.plist")),
+            if folder.hasSuffix(".app") || folder.hasSuffix(".appex") || folder.hasSuffix(".framework"),
+                let data = plistData((folder as NSString).appendingPathComponent("Info.plist"))
+                    ?? plistData((folder as NSString).appendingPathComponent("Contents/Info.plist")),
+                let version = bundleBuild(data)
+            {
+                appHints.insert(version, at: 0)
+            }
+            if folder.hasSuffix(".dSYM"), let data = plistData((folder as NSString).appendingPathComponent("Contents/Info.plist")),
                 let version = bundleBuild(data)
             {
                 bundleHints.append(version)
             }
             folder = (folder as NSString).deletingLastPathComponent
         }
-        return archiveHints + bundleHints
+        return archiveHints + appHints + bundleHints
+    }
+
+    /// The largest property list read: an `Info.plist` is a few kilobytes.
+    static let largestPropertyList = 1 << 20
+
+    /// A property list's bytes, or nil when it is missing, not a regular file, or larger than
+    /// `largestPropertyList` (never read into memory whole).
+    static func plistData(_ path: String) -> Data? {
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) <= largestPropertyList else { return nil }
+        return FileManager.default.contents(atPath: path)
     }
 
     static func plist(_ data: Data) -> [String: Any]? {

@@ -1,4 +1,5 @@
 import Foundation
+import SystemIO
 import PayloadDecode
 import SpeedReport
 import StackSymbolize
@@ -80,7 +81,8 @@ struct ReportOptions: CommandOptions {
                 .oneOf([json.declaration, briefing.declaration, panel.declaration]), .optional(html.declaration),
                 .optional(budgets.declaration), .optional(summaries.declaration),
                 .optional(DebugFileArguments.dsyms.declaration), .optional(DebugFileArguments.symbols.declaration),
-                .optional(DebugFileArguments.appImage.declaration), .optional(DebugFileArguments.crashWeight.declaration),
+                .optional(DebugFileArguments.appImage.declaration), .optional(DebugFileArguments.systemImage.declaration),
+                .optional(DebugFileArguments.crashWeight.declaration),
             ] + ConversionArguments.usage.dropFirst() + [
                 .either([
                     [.positional(file, repeating: true)], [.required(database.declaration), .required(user.declaration)],
@@ -92,7 +94,8 @@ struct ReportOptions: CommandOptions {
             days.declaration, build.declaration, json.declaration, briefing.declaration, panel.declaration,
             html.declaration, database.declaration, user.declaration, budgets.declaration, summaries.declaration,
             DebugFileArguments.dsyms.declaration, DebugFileArguments.symbols.declaration,
-            DebugFileArguments.appImage.declaration, DebugFileArguments.crashWeight.declaration,
+            DebugFileArguments.appImage.declaration, DebugFileArguments.systemImage.declaration,
+            DebugFileArguments.crashWeight.declaration,
         ] + ConversionArguments.options(user: user.declaration).dropFirst())
 
     var inputs: [String]
@@ -131,12 +134,12 @@ struct ReportOptions: CommandOptions {
         budgets = try arguments.value(Self.budgets) ?? budgets
         summariesPath =
             try arguments.value(Self.summaries)
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".yui-perf-builds.json").path
+            ?? HomeFolder.appending(".yui-perf-builds.json")
         let dsymsRoot = try arguments.value(DebugFileArguments.dsymsNotEmpty)
         let appImages = Set(try arguments.values(DebugFileArguments.appImage))
         let crashWeight = try arguments.value(DebugFileArguments.crashWeight) ?? 1.0
         ranking = TopOptions(
-            dsymsRoot: dsymsRoot, appImages: appImages,
+            dsymsRoot: dsymsRoot, appImages: appImages, systemImages: Set(try arguments.values(DebugFileArguments.systemImage)),
             systemSymbols: BuildSymbolizer.systemSymbolFolders(given: try arguments.values(DebugFileArguments.symbols), root: dsymsRoot),
             crashWeight: crashWeight)
     }

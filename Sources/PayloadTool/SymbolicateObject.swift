@@ -38,7 +38,7 @@ enum SymbolicateObject {
         let lookups: DistinctAddresses
         let symbolizer: BuildSymbolizer
         do {
-            symbolizer = try opened?.symbolizer.get() ?? BuildSymbolizer(debugFiles: [object], indexFolder: indexFolder)
+            symbolizer = try opened?.symbolizer.get() ?? BuildSymbolizer(debugFiles: DebugFileStore.objectPaths(object), indexFolder: indexFolder)
             symbolizer.progress = progress.show
             for problem in symbolizer.problems {
                 stderr.write("error: \(problem)\n")
@@ -110,7 +110,7 @@ enum SymbolicateObject {
         let frames: Result<IndexedFrames?, SymbolizeError>?
 
         init(object: String, uuid: String?, indexFolder: String?, progress: @escaping (String) -> Void) {
-            symbolizer = Result { () throws(SymbolizeError) in try BuildSymbolizer(debugFiles: [object], indexFolder: indexFolder) }
+            symbolizer = Result { () throws(SymbolizeError) in try BuildSymbolizer(debugFiles: DebugFileStore.objectPaths(object), indexFolder: indexFolder) }
             // Problems are reported before the index is opened, as step by step.
             guard case .success(let opened) = symbolizer, !opened.debugFiles.isEmpty, opened.problems.isEmpty else {
                 frames = nil

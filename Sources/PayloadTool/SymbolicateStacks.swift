@@ -73,6 +73,8 @@ struct StackRun {
     /// An error was printed, or an input failed: exit 1.
     var failed = false
     private var symbolizers: [String: BuildSymbolizer?] = [:]
+    /// The store every build's frames are looked up in, by UUID, after the build's own folder.
+    private let store: DebugFileStore
     private var reportedMissing: Set<String> = []
     private var folded: [String: Int] = [:]
     private var foldedOrder: [String] = []
@@ -83,6 +85,7 @@ struct StackRun {
         progress: ProgressLine
     ) {
         self.root = root
+        store = DebugFileStore(root: root)
         self.build = build
         self.indexFolder = indexFolder
         self.systemSymbols = systemSymbols
@@ -104,8 +107,11 @@ struct StackRun {
         if let known = symbolizers[folder] { return (known, folder) }
         var made: BuildSymbolizer?
         do {
-            made = try BuildSymbolizer(buildFolder: folder, indexFolder: indexFolder, systemSymbols: systemSymbols)
+            made = try BuildSymbolizer(build: buildName, store: store, indexFolder: indexFolder, systemSymbols: systemSymbols)
             made?.progress = progress.show
+            if !store.hasBuildFolder(buildName), made?.problems.isEmpty ?? true {
+                stderr.write("warning: no folder \(folder) for build \(buildName); its frames are looked up by UUID in the store's other builds\n")
+            }
             // A broken debug file is an error (exit 1); the build's other files still symbolicate.
             for problem in made!.problems {
                 stderr.write("error: \(problem)\n")

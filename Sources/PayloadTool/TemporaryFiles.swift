@@ -23,6 +23,19 @@ public enum TemporaryFiles {
         _ = paths.withLock { $0.remove(path) }
     }
 
+    /// A folder of this run's temporary files (`dsyms import`'s staging folder): removed with
+    /// everything in it on the same signals.
+    static func registerFolder(_ path: String) {
+        _ = sourcesInstalled
+        _ = folders.withLock { $0.insert(path) }
+    }
+
+    static func unregisterFolder(_ path: String) {
+        _ = folders.withLock { $0.remove(path) }
+    }
+
+    private static let folders = Mutex<Set<String>>([])
+
     /// Removes every registered file (they are this run's half-written outputs).
     static func removeAll() {
         let pending = paths.withLock { paths in
@@ -30,6 +43,11 @@ public enum TemporaryFiles {
             return paths
         }
         for path in pending { unlink(path) }
+        let pendingFolders = folders.withLock { folders in
+            defer { folders.removeAll() }
+            return folders
+        }
+        for folder in pendingFolders { try? FileManager.default.removeItem(atPath: folder) }
     }
 
     /// Called once by the executable. SIGQUIT gets its default action back: the Swift runtime

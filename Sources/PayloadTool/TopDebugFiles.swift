@@ -1,15 +1,19 @@
 import StackSignature
 import StackSymbolize
 
-/// Opens a build's debug files for `top`.
+/// Opens a build's debug files for `top` and `report`.
 enum TopDebugFiles {
-    /// The symbolizer of `build`'s folder (`--dsyms ROOT`, `YUI_DSYMS`, `~/.yui-dsyms`), and the
-    /// files in it that looked like debug files but could not be read.
+    /// The symbolizer of `build` in the store (`--dsyms ROOT`, `YUI_DSYMS`, `$HOME/.yui-dsyms`):
+    /// the build's folder, then every other build by UUID, then `systemSymbols`; and the files that
+    /// looked like debug files but could not be read. `hasFolder` is false when the build has no
+    /// folder of its own (its frames are then found in other builds or not at all).
     ///
-    /// - Throws: `SymbolizeError` when the folder is missing or holds no readable debug file.
-    static func open(root: String?, build: Int, systemSymbols: [String] = []) throws -> (symbolizer: any FrameSymbolizing, problems: [any Error]) {
-        let folder = try BuildSymbolizer.buildFolder(root: root, build: String(build))
-        let symbolizer = try BuildSymbolizer(buildFolder: folder, indexFolder: nil, systemSymbols: systemSymbols)
-        return (symbolizer, symbolizer.problems)
+    /// - Throws: `SymbolizeError` when the build is no folder name.
+    static func open(
+        store: DebugFileStore, build: Int, systemSymbols: [String] = []
+    ) throws -> (symbolizer: any FrameSymbolizing, problems: [any Error], hasFolder: Bool) {
+        let symbolizer = try BuildSymbolizer(build: String(build), store: store, indexFolder: nil, systemSymbols: systemSymbols)
+        let hasFolder = !symbolizer.debugFiles.isEmpty || !symbolizer.problems.isEmpty || store.hasBuildFolder(String(build))
+        return (symbolizer, symbolizer.problems, hasFolder)
     }
 }

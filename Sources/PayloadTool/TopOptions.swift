@@ -44,7 +44,7 @@ struct TopOptions {
             [
                 .optional(build.declaration), .optional(count.declaration),
                 .optional(DebugFileArguments.dsyms.declaration), .optional(DebugFileArguments.appImage.declaration),
-                .optional(DebugFileArguments.symbols.declaration), .optional(DebugFileArguments.crashWeight.declaration),
+                .optional(DebugFileArguments.systemImage.declaration), .optional(DebugFileArguments.symbols.declaration), .optional(DebugFileArguments.crashWeight.declaration),
                 .optional(user.declaration), .oneOf([json.declaration, folded.declaration]),
                 .either([
                     [.positional(file, repeating: true)],
@@ -55,7 +55,7 @@ struct TopOptions {
         arguments: [file],
         options: [
             build.declaration, count.declaration, DebugFileArguments.dsyms.declaration,
-            DebugFileArguments.appImage.declaration, DebugFileArguments.symbols.declaration,
+            DebugFileArguments.appImage.declaration, DebugFileArguments.systemImage.declaration, DebugFileArguments.symbols.declaration,
             DebugFileArguments.crashWeight.declaration, user.declaration, database.declaration, json.declaration,
             folded.declaration,
         ])
@@ -69,16 +69,19 @@ struct TopOptions {
     /// `--db URL`: also rank the diagnostic rows stored in PostgreSQL.
     var databaseURL: String?
     var appImages: Set<String> = []
+    /// `--system-image NAME`: Apple's images whatever the store knows.
+    var systemImages: Set<String> = []
     /// `--symbols DIR`: system images' symbol files, searched by UUID.
     var systemSymbols: [String] = []
     var crashWeight = 1.0
     var output = Output.text
 
     /// The options `report` ranks its worst stacks with.
-    init(dsymsRoot: String?, appImages: Set<String>, systemSymbols: [String], crashWeight: Double) {
+    init(dsymsRoot: String?, appImages: Set<String>, systemImages: Set<String>, systemSymbols: [String], crashWeight: Double) {
         inputs = []
         self.dsymsRoot = dsymsRoot
         self.appImages = appImages
+        self.systemImages = systemImages
         self.systemSymbols = systemSymbols
         self.crashWeight = crashWeight
     }
@@ -101,6 +104,7 @@ struct TopOptions {
         systemSymbols = BuildSymbolizer.systemSymbolFolders(
             given: try arguments.values(DebugFileArguments.symbols), root: dsymsRoot)
         appImages = Set(try arguments.values(DebugFileArguments.appImage))
+        systemImages = Set(try arguments.values(DebugFileArguments.systemImage))
         switch (arguments.given(Self.json), arguments.given(Self.folded)) {
         case (true, true):
             throw UsageError(message: "Options '\(Self.json.name)' and '\(Self.folded.name)' cannot be used together.")

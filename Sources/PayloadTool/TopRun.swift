@@ -59,6 +59,8 @@ struct TopRanking {
     let options: TopOptions
     private(set) var tally = WorstStacksTally()
     private var expanders: [Int: StackExpander] = [:]
+    /// The debug-file store every build's frames are looked up in (one UUID index per run).
+    private let store: DebugFileStore
     private var missingByBuild: [Int: Set<MissingDebugFile>] = [:]
     /// Builds whose folder could not be opened: already warned about as a whole.
     private var buildsWithoutFolder: Set<Int> = []
@@ -73,6 +75,7 @@ struct TopRanking {
     private(set) var duplicates = 0
 
     init(options: TopOptions) {
+        store = DebugFileStore(root: options.dsymsRoot)
         self.options = options
     }
 
@@ -136,8 +139,12 @@ struct TopRanking {
     private mutating func makeExpander(build: Int, stderr: inout some TextOutputStream) -> StackExpander {
         let symbolizer: any FrameSymbolizing
         do {
-            let opened = try TopDebugFiles.open(root: options.dsymsRoot, build: build, systemSymbols: options.systemSymbols)
+            let opened = try TopDebugFiles.open(store: store, build: build, systemSymbols: options.systemSymbols)
             symbolizer = opened.symbolizer
+            if !opened.hasFolder {
+                let folder = (store.root as NSString).appendingPathComponent(String(build))
+                stderr.write("warning: build \(build): no folder \(folder); its frames are looked up by UUID in the store's other builds\n")
+            }
             if let files = opened.symbolizer as? BuildSymbolizer {
                 openFailures[build] = { uuid in files.openFailure(uuid: uuid).map(String.init(describing:)) }
             }
@@ -151,6 +158,6 @@ struct TopRanking {
             buildsWithoutFolder.insert(build)
             symbolizer = NoDebugFiles()
         }
-        return StackExpander(symbolizer: symbolizer, appImages: options.appImages)
+        return StackExpander(symbolizer: symbolizer, appImages: options.appImages, systemImages: options.systemImages)
     }
 }

@@ -86,6 +86,13 @@ extension ValueParser where Value == String {
     }
 
     /// A build folder's name: one plain path component, so `../../etc` never reaches a path.
+    /// A build number (`StoreBuild`), as the name of its folder: `130.1` is `130`.
+    static var storeBuildNumber: ValueParser<String> {
+        .accepting(refusal: .invalidValue(detail: ": a build number (digits and dots, e.g. 130 or 130.1).")) {
+            StoreBuild.folderName(fromVersion: $0)
+        }
+    }
+
     static var buildFolderName: ValueParser<String> {
         .accepting(refusal: .invalidValue(detail: ": one folder name (letters, digits, '.', '_', '-'), not a path.")) {
             (try? BuildSymbolizer.buildFolder(root: "/", build: $0)) == nil ? nil : $0

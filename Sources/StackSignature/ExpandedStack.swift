@@ -72,10 +72,25 @@ public struct StackExpander {
     public let symbolizer: any FrameSymbolizing
     /// Image names given with `--app-image`: app frames even without a debug file.
     public let appImages: Set<String>
+    /// Image names given with `--system-image`: Apple's, whatever the store knows.
+    public let systemImages: Set<String>
 
-    public init(symbolizer: any FrameSymbolizing, appImages: Set<String> = []) {
+    public init(symbolizer: any FrameSymbolizing, appImages: Set<String> = [], systemImages: Set<String> = []) {
         self.symbolizer = symbolizer
         self.appImages = appImages
+        self.systemImages = systemImages
+    }
+
+    /// App or Apple's (docs/top.md, "App frames"): `--app-image`, then `--system-image`, then what
+    /// the store knows (an imported file's UUID or image name is the app's; once it knows any of
+    /// the app's images, an image it does not know is Apple's: iOS 26 stacks run through private
+    /// frameworks no list keeps up with, ColorSync and UpdateCycle), and only when the store knows
+    /// nothing, the shipped list of Apple's images (`SystemImages`).
+    func isAppFrame(image: String?, uuid: String?) -> Bool {
+        if let image, appImages.contains(image) { return true }
+        if let image, systemImages.contains(image) { return false }
+        if let known = symbolizer.appImage(uuid: uuid, name: image) { return known }
+        return image.map { !SystemImages.contains($0) } ?? false
     }
 
     /// Symbolicates `stack` (innermost first, as the `stack` column holds it). Frame 0 is the
@@ -87,22 +102,13 @@ public struct StackExpander {
         let answers = symbolizer.symbolicate(requests)
         var frames: [ExpandedFrame] = []
         var missing: Set<MissingDebugFile> = []
-        // Asking once per image keeps a 32-frame stack from asking 32 times about the same UUID.
-        var appByUUID: [String: Bool] = [:]
+        // Asking once per image keeps a 32-frame stack from asking 32 times about the same image.
+        var appByImage: [FrameImage: Bool] = [:]
         for (index, request) in requests.enumerated() {
             let answer = index < answers.count ? answers[index] : nil
-            // A named image is the app's unless it is one of Apple's (`SystemImages`), debug file or
-            // not; `--app-image` names the app's own images whatever they are called. A frame
-            // without an image name is the app's when the build has a debug file for its UUID.
-            var isApp = request.image.map { appImages.contains($0) || !SystemImages.contains($0) } ?? false
-            if !isApp, request.image == nil, let uuid = request.uuid {
-                if let known = appByUUID[uuid] {
-                    isApp = known
-                } else {
-                    isApp = symbolizer.hasDebugFile(uuid: uuid)
-                    appByUUID[uuid] = isApp
-                }
-            }
+            let key = FrameImage(image: request.image, uuid: request.uuid)
+            let isApp = appByImage[key] ?? isAppFrame(image: request.image, uuid: request.uuid)
+            appByImage[key] = isApp
             if let answer, answer.status == .missingDebugFile, let uuid = request.uuid {
                 missing.insert(MissingDebugFile(uuid: uuid, image: request.image))
             }
@@ -126,4 +132,10 @@ public struct StackExpander {
         }
         return ExpandedStack(frames: frames, missingDebugFiles: missing.sorted())
     }
+}
+
+/// An image as a frame names it, the key of the app-or-Apple's answer.
+private struct FrameImage: Hashable {
+    var image: String?
+    var uuid: String?
 }

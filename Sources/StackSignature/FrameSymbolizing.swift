@@ -8,6 +8,17 @@ public protocol FrameSymbolizing {
     /// Whether the build's folder holds a debug file for this image UUID (canonical upper case).
     /// This is what makes a frame an app frame (docs/design.md, "Signatures").
     func hasDebugFile(uuid: String) -> Bool
+    /// Whether the store knows this image as the app's (its UUID or its name): true or false, or
+    /// nil when the store knows nothing and the shipped list of Apple's images decides.
+    func appImage(uuid: String?, name: String?) -> Bool?
+}
+
+extension FrameSymbolizing {
+    /// By default only a debug file for the UUID says so; nothing is known about names.
+    public func appImage(uuid: String?, name: String?) -> Bool? {
+        guard let uuid, hasDebugFile(uuid: uuid) else { return nil }
+        return true
+    }
 }
 
 /// A build without debug files: every frame stays `image+0xOFFSET` and no image counts as the

@@ -1,14 +1,30 @@
 import Foundation
 
-/// Symbolicates stacks against one build's debug files, matched by UUID.
+/// Symbolicates stacks against one build's debug files, matched by UUID: the build's folder
+/// first, then the rest of the store (`DebugFileStore`), then the system symbol folders.
 ///
 /// Debug files are opened on first use and kept; names are demangled once each. Not thread-safe.
 public final class BuildSymbolizer {
-    /// Every debug file found, one entry per ELF file or Mach-O slice.
-    public let debugFiles: [DebugFileInfo]
+    /// Every debug file found, one entry per ELF file or Mach-O slice: the build's own, the system
+    /// symbol files (`systemSymbolFiles`), and those found since in other builds of the store
+    /// (`filesFromOtherBuilds`).
+    public private(set) var debugFiles: [DebugFileInfo]
     /// Files that looked like debug files but could not be read, each naming the file and why.
     public let problems: [SymbolizeError]
+    /// UUID → the build's own file that answers it (one with DWARF before one without).
     private var indexByUUID: [String: Int] = [:]
+    /// UUID → the system symbol file that answers it, asked after the store.
+    private var systemIndexByUUID: [String: Int] = [:]
+    /// The rest of the store, searched by UUID for frames the build's own files do not cover.
+    private let store: DebugFileStore?
+    /// The build folder's name in the store (its files are not looked up again there).
+    private let ownBuild: String?
+    /// UUIDs the store was asked about and has no file for.
+    private var storeMisses: Set<String> = []
+    /// Indices into `debugFiles` of the files found in other builds of the store.
+    public private(set) var filesFromOtherBuilds: Set<Int> = []
+    /// Image names → whether the store knows them as the app's (`appImage(uuid:name:)`).
+    private var knownImageNames: [String: Bool] = [:]
     private var images: [Int: DebugImage] = [:]
     private var openFailures: [Int: SymbolizeError] = [:]
     private var names = NameCache()
@@ -59,6 +75,16 @@ public final class BuildSymbolizer {
         try self.init(debugFiles: [buildFolder], indexFolder: indexFolder, systemSymbols: systemSymbols)
     }
 
+    /// The symbolizer of build `build` in `store`: its folder's files first (a missing folder has
+    /// none), then every other build's by UUID, then `systemSymbols`.
+    public convenience init(build: String, store: DebugFileStore, indexFolder: String?, systemSymbols: [String]) throws(SymbolizeError) {
+        let folder = try Self.buildFolder(root: store.root, build: build)
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) && isDirectory.boolValue
+        try self.init(
+            debugFiles: exists ? [folder] : [], indexFolder: indexFolder, systemSymbols: systemSymbols, store: store, ownBuild: build)
+    }
+
     /// The system symbol folders of a command: `given` (`--symbols`), else `$YUI_SYSTEM_SYMBOLS`
     /// (folders separated by `:`), else `<root>/system` when it exists (root as for builds).
     public static func systemSymbolFolders(given: [String], root: String?) -> [String] {
@@ -80,8 +106,12 @@ public final class BuildSymbolizer {
     public static var defaultIndexFolder: String { SymbolIndexCache.defaultFolder() }
 
     /// As `init(debugFiles:)`, answering from on-disk symbol indexes kept in `indexFolder`.
-    public init(debugFiles paths: [String], indexFolder: String?, systemSymbols: [String] = []) throws(SymbolizeError) {
+    public init(
+        debugFiles paths: [String], indexFolder: String?, systemSymbols: [String] = [], store: DebugFileStore? = nil, ownBuild: String? = nil
+    ) throws(SymbolizeError) {
         self.indexFolder = indexFolder
+        self.store = store
+        self.ownBuild = ownBuild
         let scan = DebugFileCatalog.scan(paths)
         var files = scan.files
         var found = scan.problems
@@ -97,37 +127,105 @@ public final class BuildSymbolizer {
         problems = found
         systemSymbolFiles = Set(ownCount..<files.count)
         for (index, file) in debugFiles.enumerated() {
-            for uuid in file.uuids where indexByUUID[uuid] == nil { indexByUUID[uuid] = index }
+            for uuid in file.uuids {
+                if systemSymbolFiles.contains(index) {
+                    if systemIndexByUUID[uuid] == nil { systemIndexByUUID[uuid] = index }
+                } else if let earlier = indexByUUID[uuid] {
+                    // One entry per UUID: a file with DWARF answers before one without (a binary
+                    // beside its dSYM in a Products folder never hides the dSYM's file and line).
+                    if file.hasDebugInfo, !debugFiles[earlier].hasDebugInfo { indexByUUID[uuid] = index }
+                } else {
+                    indexByUUID[uuid] = index
+                }
+            }
         }
         if debugFiles.isEmpty, let first = problems.first { throw first }
     }
 
+    /// The file that answers a canonical UUID: the build's own, else the store's (another build,
+    /// added to `debugFiles` on first use), else a system symbol file.
+    private func resolve(canonical: String) -> Int? {
+        if let own = indexByUUID[canonical] { return own }
+        if let store, !storeMisses.contains(canonical) {
+            let slices = store.locate(uuid: canonical, excludingBuild: ownBuild)
+            if slices.isEmpty {
+                storeMisses.insert(canonical)
+            } else {
+                for slice in slices where slice.uuids.allSatisfy({ indexByUUID[$0] == nil }) {
+                    let index = debugFiles.count
+                    debugFiles.append(slice)
+                    filesFromOtherBuilds.insert(index)
+                    for uuid in slice.uuids { indexByUUID[uuid] = index }
+                }
+                if let found = indexByUUID[canonical] { return found }
+            }
+        }
+        return systemIndexByUUID[canonical]
+    }
+
+    /// The file for a UUID as a frame gives it (any case, with or without dashes).
+    private func resolve(given uuid: String) -> Int? {
+        if let own = indexByUUID[uuid] { return own }
+        return UUIDText.normalized(uuid).flatMap { resolve(canonical: $0) }
+    }
+
+    /// Whether an image is the app's as the store knows it (docs/top.md, "App frames"): true when
+    /// its UUID has a debug file in the build or anywhere in the store (not a system symbol
+    /// file), or the store holds an image of that name (`X.debug.dylib` and `X` alike); false for
+    /// any other image when the store knows some; nil when the store knows nothing (no build
+    /// holds a debug file), so the shipped list of Apple's images decides.
+    public func appImage(uuid: String?, name: String?) -> Bool? {
+        if let uuid, let index = resolve(given: uuid), !systemSymbolFiles.contains(index) { return true }
+        guard let name else { return storeKnowsNothing ? nil : false }
+        if let known = knownImageNames[name] { return known }
+        let ownNames = debugFiles.indices.lazy.filter { !self.systemSymbolFiles.contains($0) }.map {
+            DebugFileStore.imageName(ofStoredFile: (self.debugFiles[$0].path as NSString).lastPathComponent)
+        }
+        let base = DebugFileStore.imageBase(name)
+        var answer: Bool?
+        if ownNames.contains(where: { $0 == name || DebugFileStore.imageBase($0) == base }) || store?.knowsImage(named: name) == true {
+            answer = true
+        } else {
+            answer = storeKnowsNothing ? nil : false
+        }
+        knownImageNames[name] = answer
+        return answer
+    }
+
+    /// No debug file in the build's folder nor in any other build.
+    private var storeKnowsNothing: Bool {
+        indexByUUID.isEmpty && (store?.isEmpty ?? true)
+    }
+
     /// The debug files of one path (a file, bundle or folder), and the files that looked like
     /// debug files but could not be read, without opening any DWARF.
-    public static func debugFiles(in path: String) -> (files: [DebugFileInfo], problems: [SymbolizeError]) {
-        DebugFileCatalog.scan([path])
+    /// With `quietIfForeign`, a file that is neither Mach-O nor ELF gives neither (an app bundle's
+    /// icon met by `dsyms import`).
+    public static func debugFiles(in path: String, quietIfForeign: Bool = false) -> (files: [DebugFileInfo], problems: [SymbolizeError]) {
+        DebugFileCatalog.scan([path], quietIfForeign: quietIfForeign)
     }
 
     /// Indices into `debugFiles` of the files found in the system symbol folders.
     public let systemSymbolFiles: Set<Int>
 
+    /// Whether `debugFiles[index]` is one of the build's own files (not a system symbol file, not
+    /// one found in another build).
+    public func isOwnFile(_ index: Int) -> Bool { !systemSymbolFiles.contains(index) && !filesFromOtherBuilds.contains(index) }
+
     /// True when a debug file answers to `uuid` (any case, with or without dashes).
     public func hasDebugFile(uuid: String) -> Bool {
         guard let canonical = UUIDText.normalized(uuid) else { return false }
-        return indexByUUID[canonical] != nil
+        return resolve(canonical: canonical) != nil
     }
 
     /// The folder of one build: `<root>/<build>`, root from `root` (`--dsyms`), else `YUI_DSYMS`,
-    /// else `~/.yui-dsyms`. A build that is not a single plain path component is refused, so
+    /// else `$HOME/.yui-dsyms` (`DebugFileStore.rootFolder(given:)`). A build that is not a single plain path component is refused, so
     /// `../../etc` cannot leave the root.
     public static func buildFolder(root: String?, build: String) throws(SymbolizeError) -> String {
         guard isPlainPathComponent(build) else {
             throw SymbolizeError.badArgument(path: build, "a build must be one folder name (letters, digits, '.', '_', '-'), not a path")
         }
-        var base = root ?? ProcessInfo.processInfo.environment["YUI_DSYMS"] ?? ""
-        if base.isEmpty { base = (NSHomeDirectory() as NSString).appendingPathComponent(".yui-dsyms") }
-        if base.hasPrefix("~") { base = (base as NSString).expandingTildeInPath }
-        return (base as NSString).appendingPathComponent(build)
+        return (DebugFileStore.rootFolder(given: root) as NSString).appendingPathComponent(build)
     }
 
     /// Letters, digits, `.`, `_`, `-`; not `.` or `..`. Also guards names taken from payloads.
@@ -142,8 +240,7 @@ public final class BuildSymbolizer {
     /// at their caller's instruction.
     public func symbolicate(_ stack: [FrameRequest]) -> [SymbolicatedFrame] {
         stack.map { request in
-            guard let given = request.uuid, let index = indexByUUID[given] ?? UUIDText.normalized(given).flatMap({ indexByUUID[$0] })
-            else {
+            guard let given = request.uuid, let index = resolve(given: given) else {
                 return SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: nil, frames: [])
             }
             if answersFromIndex(index) {
@@ -205,7 +302,7 @@ public final class BuildSymbolizer {
 
     /// Why the debug file for `uuid` could not be opened, if it failed.
     public func openFailure(uuid: String) -> SymbolizeError? {
-        guard let canonical = UUIDText.normalized(uuid), let index = indexByUUID[canonical] else { return nil }
+        guard let canonical = UUIDText.normalized(uuid), let index = resolve(canonical: canonical) else { return nil }
         return openFailures[index]
     }
 
@@ -429,19 +526,22 @@ public final class BuildSymbolizer {
         let index: Int
         if let uuid {
             guard let canonical = UUIDText.normalized(uuid) else { throw SymbolizeError.badArgument(path: uuid, "not a UUID") }
-            guard let found = indexByUUID[canonical] else {
+            guard let found = indexByUUID[canonical] ?? systemIndexByUUID[canonical] else {
                 throw SymbolizeError.badArgument(
                     path: debugFiles.first?.path ?? "", "no slice with UUID \(canonical) (has \(debugFiles.flatMap(\.uuids).joined(separator: ", ")))"
                 )
             }
             index = found
         } else {
-            guard debugFiles.count == 1 else {
-                let slices = debugFiles.map { "\($0.arch) \($0.uuids[0])" }.joined(separator: ", ")
+            // A binary and its dSYM beside it (`--object crash` finding `crash.dSYM`) are one slice:
+            // the file that answers its UUID.
+            let answering = Set(indexByUUID.values).sorted()
+            guard answering.count == 1 else {
+                let slices = answering.map { "\(debugFiles[$0].arch) \(debugFiles[$0].uuids[0])" }.joined(separator: ", ")
                 throw SymbolizeError.badArgument(
-                    path: debugFiles.first?.path ?? "", "has \(debugFiles.count) slices (\(slices)); pick one with --uuid")
+                    path: debugFiles.first?.path ?? "", "has \(answering.count) slices (\(slices)); pick one with --uuid")
             }
-            index = 0
+            index = answering[0]
         }
         return index
     }

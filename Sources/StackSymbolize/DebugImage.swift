@@ -76,7 +76,7 @@ final class DebugImage {
     init(machO file: MappedFile, slice: MachOSlice) throws(SymbolizeError) {
         path = file.path
         reader = try DwarfReader(
-            elfImage: MachOReader.liftedELFImage(of: slice, view: file.view), path: file.path, withDWARF: !slice.dwarfSections.isEmpty)
+            elfImage: MachOReader.liftedELFImage(of: slice, view: file.view), path: file.path, withDWARF: slice.hasDebugInfo)
         textBase = slice.textVMAddress
         switch slice.cpuType {
         case MachOCPU.arm64, MachOCPU.arm64_32: instructionSet = .arm64

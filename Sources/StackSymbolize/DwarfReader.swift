@@ -83,6 +83,9 @@ final class DwarfReader {
 
     var hasDWARF: Bool { dwarf != nil }
 
+    /// Whether the file has a `.debug_info` with bytes in it (without opening libdw).
+    func hasDebugInfoSection() -> Bool { (ElfSectionLookup.section(named: ".debug_info", in: elf)?.size ?? 0) > 0 }
+
     /// The ELF file's GNU build-id bytes, if it has one.
     func buildID() -> [UInt8]? { elf.gnuBuildID() }
 

@@ -149,6 +149,7 @@ enum MachOReader {
             let sectionAddress = is64 ? try view.u64(header + 32) : UInt64(try view.u32(header + 32))
             let sectionLength = is64 ? try view.u64(header + 40) : UInt64(try view.u32(header + 36))
             slice.sections.append((owner, sectionAddress, sectionLength))
+            if owner == "__TEXT", sectionName == "__text" { slice.codeBytes &+= sectionLength }
             guard owner == "__DWARF", sectionName.hasPrefix("__"), !sectionName.hasPrefix("__apple_"),
                 sectionName != "__swift_ast"
             else { continue }
@@ -196,7 +197,9 @@ enum MachOReader {
     /// pointing past the leading `_` Mach-O adds; sizes run to the next symbol or the section end.
     /// A string table that does not end in NUL is refused, so every name read stops inside it.
     static func functionSymbols(of slice: MachOSlice, view: ByteView) -> [SymbolEntry] {
-        guard let table = slice.symbolTable else { return [] }
+        // No code, no function: Apple's empty dSYMs (symbolic's `libswiftCoreImage.dylib`) keep one
+        // `_hidden#5_` symbol in `__TEXT,__const` and an empty `__text`; an address there is "not found".
+        guard let table = slice.symbolTable, slice.codeBytes > 0 else { return [] }
         let entrySize = slice.is64Bit ? 16 : 12
         let base = slice.sliceOffset
         guard (try? view.check(base + table.offset, table.count * entrySize, "the symbol table")) != nil,

@@ -43,6 +43,13 @@ struct MachOSlice {
     var symbolTable: (offset: Int, count: Int, stringsOffset: Int, stringsSize: Int)?
     /// Every section in load-command order (`n_sect` indexes this, from 1): its segment and range.
     var sections: [(segment: String, address: UInt64, size: UInt64)] = []
+    /// Bytes of `__TEXT,__text`: 0 in a dSYM of a library with no code.
+    var codeBytes: UInt64 = 0
 
     var architecture: String { MachOCPU.name(cpuType, subtype: cpuSubtype) }
+
+    /// Whether the slice has DWARF to read: a `__debug_info` with bytes in it. Apple ships dSYMs
+    /// whose `__DWARF` segment holds only a one-byte abbreviation table and the `__apple_*`
+    /// tables (symbolic's `libswiftCoreImage.dylib`): no code, no DWARF, nothing to refuse.
+    var hasDebugInfo: Bool { dwarfSections.contains { $0.elfName == ".debug_info" && $0.size > 0 } }
 }

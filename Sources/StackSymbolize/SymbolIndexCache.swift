@@ -1,4 +1,5 @@
 import Foundation
+import SystemIO
 
 /// Where indexes live: `<cache>/<UUID>-<size>-<mtime>.yuisym`. A changed debug file has another
 /// size or mtime, so its stale index is simply never found again.
@@ -7,7 +8,7 @@ enum SymbolIndexCache {
         if let folder = ProcessInfo.processInfo.environment["YUI_SYMBOL_CACHE"], !folder.isEmpty { return folder }
         let base =
             ProcessInfo.processInfo.environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".cache")
+            ?? HomeFolder.appending(".cache")
         return (base as NSString).appendingPathComponent("yui-perf/symbol-index")
     }
 

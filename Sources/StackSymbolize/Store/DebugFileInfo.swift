@@ -17,4 +17,17 @@ public struct DebugFileInfo: Sendable, Hashable, Codable {
     public var kind: Kind
     /// Where the slice starts in the file (0 unless `kind` is `fatSlice`).
     public var sliceOffset: Int
+    /// Whether the slice has DWARF (file and line, inlined frames): a dSYM's DWARF file does, a
+    /// stripped app binary or a system library does not (it answers from its symbol table only).
+    /// Of two files with one UUID, the one with DWARF always answers (docs/symbolication.md, "The store").
+    public var hasDebugInfo: Bool
+
+    public init(path: String, uuids: [String], arch: String, kind: Kind, sliceOffset: Int, hasDebugInfo: Bool) {
+        self.path = path
+        self.uuids = uuids
+        self.arch = arch
+        self.kind = kind
+        self.sliceOffset = sliceOffset
+        self.hasDebugInfo = hasDebugInfo
+    }
 }

@@ -5,7 +5,9 @@ import SystemIO
 enum DebugFileCatalog {
     /// Every debug file under `paths`, and a problem for each file that looked like one but could
     /// not be read. Files of other kinds are skipped silently (a bundle's `Info.plist`, YAML maps).
-    static func scan(_ paths: [String]) -> (files: [DebugFileInfo], problems: [SymbolizeError]) {
+    /// A path given as a file (not found in a folder) that is neither Mach-O nor ELF is a problem
+    /// unless `quietIfForeign`.
+    static func scan(_ paths: [String], quietIfForeign: Bool = false) -> (files: [DebugFileInfo], problems: [SymbolizeError]) {
         var files: [DebugFileInfo] = []
         var problems: [SymbolizeError] = []
         for path in paths {
@@ -20,7 +22,7 @@ enum DebugFileCatalog {
                 walk(path, depth: 0, into: &found, visited: &visited, problems: &problems)
                 for file in found { inspect(file, quietIfForeign: true, &files, &problems) }
             } else {
-                inspect(path, quietIfForeign: false, &files, &problems)
+                inspect(path, quietIfForeign: quietIfForeign, &files, &problems)
             }
         }
         return (files, problems)
@@ -102,7 +104,7 @@ enum DebugFileCatalog {
                     files.append(
                         DebugFileInfo(
                             path: path, uuids: [uuid], arch: slice.architecture, kind: isFat ? .fatSlice : .machO,
-                            sliceOffset: slice.sliceOffset))
+                            sliceOffset: slice.sliceOffset, hasDebugInfo: slice.hasDebugInfo))
                 }
             } catch {
                 problems.append(error)
@@ -120,7 +122,8 @@ enum DebugFileCatalog {
                 let machine = reader.machine()
                 let arch = machine == 62 ? "x86_64" : machine == 183 ? "arm64" : machine == 3 ? "i386" : "elf-machine-\(machine)"
                 files.append(
-                    DebugFileInfo(path: path, uuids: [forms.plain, forms.swapped], arch: arch, kind: .elf, sliceOffset: 0))
+                    DebugFileInfo(path: path, uuids: [forms.plain, forms.swapped], arch: arch, kind: .elf, sliceOffset: 0,
+                        hasDebugInfo: reader.hasDebugInfoSection()))
             } catch {
                 problems.append(error)
             }
