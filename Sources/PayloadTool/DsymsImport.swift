@@ -308,7 +308,7 @@ enum DsymsImport {
         }
         guard let build = StoreBuild.folderName(fromVersion: hint) else {
             failures.fail(
-                "\(candidate.displayName) (\(uuids)): its Info.plist's CFBundleVersion \(InputText.quoted(hint)) is not a build number (digits and dots); not imported; give --build"
+                "\(candidate.displayName) (\(uuids)): its Info.plist's CFBundleVersion \(InputText.quoted(hint)) \(StoreBuild.refusal(of: hint)); not imported; give --build"
             )
             return nil
         }

@@ -103,9 +103,11 @@ extension DsymsImport {
             do {
                 try extractEntry(archive, to: file, writtenSoFar: &written, mostBytes: mostBytes)
             } catch let limit as LimitReached {
+                // Refused whole: nothing it staged is placed, and reading stops here.
                 unlink(file)
                 for (stagedFile, _) in staged { unlink(stagedFile) }
-                throw ZipError(description: "entry '\(name)': \(limit.description); nothing of this zip was imported")
+                unpacked.refused.append("'\(name)': \(limit.description); nothing of this zip was imported")
+                return UnpackedZip(candidates: [], refused: unpacked.refused, archivesWithoutDSYMs: [])
             }
             staged.append((file, name))
         }

@@ -5,13 +5,11 @@ import Synchronization
 /// Temporary files of this process (an `--output` file being written), removed when the run is
 /// interrupted by SIGINT, SIGTERM, SIGHUP or SIGQUIT, and before a broken pipe ends it.
 ///
-/// The signals are taken by dispatch sources (not a handler run inside the interrupted thread), so
+/// The signals are read by a thread of our own from a pipe the handler writes to (not handled inside the interrupted thread), so
 /// the cleanup may lock and call Foundation; then the signal's default action is restored and the
 /// signal raised again, so the exit status says what ended the run, as the shell expects.
 public enum TemporaryFiles {
     private static let paths = Mutex<Set<String>>([])
-    /// Kept so the sources live as long as the process.
-    private static let sources = Mutex<[any DispatchSourceSignal]>([])
 
     static func register(_ path: String) {
         // The sources come before the first file: a signal in between would leave it behind.
@@ -52,8 +50,8 @@ public enum TemporaryFiles {
 
     /// Called once by the executable. SIGQUIT gets its default action back: the Swift runtime
     /// takes it for its backtracer, prints "Program crashed" and lets the run go on, and a user's
-    /// Ctrl-\ must stop it. The dispatch sources that remove temporary files wait for the first
-    /// one (`register`): they start libdispatch's threads, a cost every short run (one address,
+    /// Ctrl-\ must stop it. The handlers and the thread that remove temporary files wait for the first
+    /// one (`register`): starting a thread is a cost every short run (one address,
     /// `--help`) paid for files it never writes; with no file to remove, each signal's default
     /// action is already the right one.
     ///
@@ -70,21 +68,40 @@ public enum TemporaryFiles {
 
     /// SIGINT, SIGTERM, SIGHUP and SIGQUIT remove the temporary files, then end the process as the
     /// signal would have. Set up once, on first use.
+    ///
+    /// The handler only writes the signal's number to a pipe (`write` is async-signal-safe); a
+    /// thread of our own, started here, reads it and does the cleanup, where it may lock and call
+    /// Foundation. Why not a dispatch source: under load (the test suite's parallel processes on
+    /// two cores) libdispatch once took the signal off its signalfd and never ran the handler, so
+    /// the run neither cleaned up nor ended; a pipe and a waiting thread have no such step.
     private static let sourcesInstalled: Void = {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        signalPipe = ends[1]
+        let reader = ends[0]
+        let waiter = Thread {
+            var number: UInt8 = 0
+            while read(reader, &number, 1) != 1 {}
+            removeAll()
+            endAsSignal(Int32(number))
+        }
+        waiter.stackSize = 1 << 20
+        waiter.start()
         for signalNumber in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
-            signal(signalNumber, SIG_IGN)
-            // Made inside the lock: the source goes straight into the list that keeps it alive.
-            sources.withLock { sources in
-                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-                source.setEventHandler {
-                    removeAll()
-                    endAsSignal(signalNumber)
-                }
-                source.resume()
-                sources.append(source)
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { number in
+                var byte = UInt8(truncatingIfNeeded: number)
+                _ = write(TemporaryFiles.signalPipe, &byte, 1)
             }
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            sigaction(signalNumber, &action, nil)
         }
     }()
+
+    /// The write end of the signal pipe (set once, before any handler that reads it is installed).
+    nonisolated(unsafe) private static var signalPipe: Int32 = -1
 
     /// A reader closed the pipe we write to: remove the temporary files and end as `SIGPIPE` ends
     /// a program that does not catch it (quietly, status 128 + 13 in the shell).

@@ -141,7 +141,12 @@ struct TopRanking {
         do {
             let opened = try TopDebugFiles.open(store: store, build: build, systemSymbols: options.systemSymbols)
             symbolizer = opened.symbolizer
-            if !opened.hasFolder {
+            if !opened.hasFolder, store.isEmpty {
+                // An empty store: nothing to look up anywhere, as before there was a store.
+                let folder = (store.root as NSString).appendingPathComponent(String(build))
+                stderr.write("warning: build \(build): \(folder): no such build folder; its frames stay image+0xOFFSET\n")
+                buildsWithoutFolder.insert(build)
+            } else if !opened.hasFolder {
                 let folder = (store.root as NSString).appendingPathComponent(String(build))
                 stderr.write("warning: build \(build): no folder \(folder); its frames are looked up by UUID in the store's other builds\n")
             }

@@ -41,6 +41,16 @@ public enum SystemImages {
         "FileProviderUI", "VisionKit", "SharedWithYou", "TipKit", "Charts", "DeveloperToolsSupport",
         "CoreTransferable", "ManagedSettings", "FamilyControls", "ScreenTime", "NearbyInteraction",
         "SensorKit", "ClassKit", "CarPlay", "CoreAudioKit", "AppleArchive", "Compression",
+        // Private frameworks seen in real iOS 26 MetricKit stacks (Tests/Fixtures/real-metrickit)
+        // and Apple's crash reports: the UI update cycle, colour management, audio, layout.
+        "UpdateCycle", "ColorSync", "AudioSession", "caulk", "CoreAutoLayout", "RenderBox", "CoreUI", "CoreSVG",
+        "CoreMaterial", "CoreUtils", "AppleJPEG", "TextureIO", "ManagedConfiguration", "AssertionServices",
+        "SpringBoardServices", "UIAccessibility", "AccessibilityUtilities", "AXCoreUtilities", "CoreDuet",
+        "ProtocolBuffer", "MobileAsset", "ShareSheet", "Sharing", "IntentsCore", "DocumentManagerCore",
+        "UIKitMacHelper", "Espresso", "AppleNeuralEngine", "MPSCore", "MPSNeuralNetwork",
+        "CoreRE", "CoreServicesInternal", "CoreAnalytics", "SafariSafeBrowsing", "CorePrediction",
+        "OSAnalytics", "CrashReporterSupport", "LaunchServices", "MobileKeyBag", "ProofReader", "TextInputUI",
+        "KeyboardServices", "CoreDisplay", "Celestial", "MediaExperience", "CoreMIDI", "Chronod", "BackBoardServices",
     ]
 
     /// True when a frame in the image named `name` is a system frame.

@@ -193,7 +193,11 @@ enum TopFixtures {
         let samplesFolder = Repository.samples
         let samples = try FileManager.default.contentsOfDirectory(atPath: samplesFolder.path)
             .filter { $0.hasSuffix(".json") || $0.hasSuffix(".jsonl") }.sorted().map { samplesFolder.appendingPathComponent($0).path }
-        let result = ToolRun.run(["top", "--dsyms", TopFixtures.dsyms, "--build", "104"] + samples)
+        // An empty store: nothing known, so the shipped list of Apple's images decides, and YuiApp is the app's.
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("yui-empty-store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: empty) }
+        let result = ToolRun.run(["top", "--dsyms", empty.path, "--build", "104"] + samples)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             result.stdout == """
@@ -202,5 +206,11 @@ enum TopFixtures {
                   2. crash 1.0 s x1   YuiApp+0x4110 <- YuiApp+0x41d0 <- YuiApp+0x4038
 
                 """)
+        // The fixture store: build 104 has no folder, but its frames carry the UUID of build 130's
+        // YuiApp (the samples share one binary), so they are named from build 130's dSYM by UUID.
+        let byUUID = ToolRun.run(["top", "--dsyms", TopFixtures.dsyms, "--build", "104"] + samples)
+        #expect(byUUID.status == 0, "\(byUUID.stderr)")
+        #expect(byUUID.stdout.contains("1. hang 20.0 s x1 (max 20.0 s)   mix <- YuiLines.scanWord"), "\(byUUID.stdout)")
+        #expect(byUUID.stderr.contains("build 104: no folder"), "\(byUUID.stderr)")
     }
 }
