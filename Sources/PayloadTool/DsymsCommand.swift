@@ -13,7 +13,14 @@ enum DsymsCommand {
 
     static let description = CommandDescription(
         name: "dsyms",
-        overview: "OVERVIEW: List the debug files and UUIDs of a build, and the UUIDs of inputs that have none.",
+        overview: """
+            OVERVIEW: List the debug files and UUIDs of a build, and the UUIDs of inputs that have none.
+
+            The store's rules (docs/symbolication.md, "The store"): <ROOT>/<build>/ folders named by build
+            number (130.1 is 130; 'system' is the system symbols, never a build); one entry per UUID, a
+            file with DWARF before one without; a frame's UUID is looked up in its build's folder, then in
+            every other build, then in --symbols; an image the store knows is the app's.
+            """,
         usage: [
             [
                 .optional(DebugFileArguments.dsyms.declaration), .optional(DebugFileArguments.symbols.declaration),

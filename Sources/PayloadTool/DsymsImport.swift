@@ -293,7 +293,13 @@ enum DsymsImport {
             guard Set(file.uuids).isSubset(of: Set(uuids)), candidate.hasDebugInfo || !file.hasDebugInfo else { continue }
             if unlink(file.path) == 0 { removed.insert(file.path) }
         }
-        present.replace(uuids, with: candidate.files.map { var placed = $0; placed.path = destination; return placed }, removing: removed)
+        present.replace(
+            uuids,
+            with: candidate.files.map {
+                var placed = $0
+                placed.path = destination
+                return placed
+            }, removing: removed)
         return .placed("imported \(describe) \(destination)\n")
     }
 

@@ -96,7 +96,9 @@ extension DsymsImport {
             }
             guard Self.mayBeDebugFile(entryName: name) else { continue }
             if archive_entry_size(entry) > ZipLimits.largestEntry {
-                unpacked.refused.append("'\(name)': declares \(archive_entry_size(entry)) bytes, more than the \(ZipLimits.largestEntry >> 30) GB an entry may have; not written")
+                unpacked.refused.append(
+                    "'\(name)': declares \(archive_entry_size(entry)) bytes, more than the \(ZipLimits.largestEntry >> 30) GB an entry may have; not written"
+                )
                 continue
             }
             let file = (staging as NSString).appendingPathComponent("entry-\(count)")

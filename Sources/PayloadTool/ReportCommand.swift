@@ -1,8 +1,8 @@
 import Foundation
-import SystemIO
 import PayloadDecode
 import SpeedReport
 import StackSymbolize
+import SystemIO
 
 /// `payload-tool report`: the daily speed report, build against build (docs/report.md).
 /// `payload-tool report`'s options, declared once: parsing, usage and help all come from here.

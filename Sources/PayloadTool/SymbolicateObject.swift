@@ -110,7 +110,9 @@ enum SymbolicateObject {
         let frames: Result<IndexedFrames?, SymbolizeError>?
 
         init(object: String, uuid: String?, indexFolder: String?, progress: @escaping (String) -> Void) {
-            symbolizer = Result { () throws(SymbolizeError) in try BuildSymbolizer(debugFiles: DebugFileStore.objectPaths(object), indexFolder: indexFolder) }
+            symbolizer = Result { () throws(SymbolizeError) in
+                try BuildSymbolizer(debugFiles: DebugFileStore.objectPaths(object), indexFolder: indexFolder)
+            }
             // Problems are reported before the index is opened, as step by step.
             guard case .success(let opened) = symbolizer, !opened.debugFiles.isEmpty, opened.problems.isEmpty else {
                 frames = nil

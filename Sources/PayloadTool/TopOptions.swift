@@ -44,7 +44,8 @@ struct TopOptions {
             [
                 .optional(build.declaration), .optional(count.declaration),
                 .optional(DebugFileArguments.dsyms.declaration), .optional(DebugFileArguments.appImage.declaration),
-                .optional(DebugFileArguments.systemImage.declaration), .optional(DebugFileArguments.symbols.declaration), .optional(DebugFileArguments.crashWeight.declaration),
+                .optional(DebugFileArguments.systemImage.declaration), .optional(DebugFileArguments.symbols.declaration),
+                .optional(DebugFileArguments.crashWeight.declaration),
                 .optional(user.declaration), .oneOf([json.declaration, folded.declaration]),
                 .either([
                     [.positional(file, repeating: true)],

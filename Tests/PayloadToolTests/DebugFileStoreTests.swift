@@ -174,7 +174,11 @@ import Testing
         var entries: [(entry: String, source: String, isText: Bool)] = []
         for member in members {
             let bundle = "\(member.uuid).dSYM"
-            entries.append(("\(bundle)/Contents/Resources/DWARF/\(member.image)", try Self.real("\(sentry)/\(bundle)/Contents/Resources/DWARF/\(member.image)"), false))
+            entries.append(
+                (
+                    "\(bundle)/Contents/Resources/DWARF/\(member.image)",
+                    try Self.real("\(sentry)/\(bundle)/Contents/Resources/DWARF/\(member.image)"), false
+                ))
             entries.append(("\(bundle)/Contents/Info.plist", Self.plist(["CFBundleVersion": member.version]), true))
         }
         let zipPath = try Zips.make(path("appDsyms.zip"), entries)
@@ -230,7 +234,9 @@ import Testing
         let empty = try Self.real("sentry-ios-1.4.1/18ABF908-C607-32F8-BE39-B5FC706D495B.dSYM")
         let object = CommandRun(["symbolicate", "--json", "--object", empty, "0x7db4"])
         #expect(object.status == 0, "\(object.stderr)")
-        #expect(object.stdout.contains("\"status\":\"not_found\"") || object.stdout.contains("\"status\" : \"notFound\"") || object.stdout.contains("notFound"), "\(object.stdout)")
+        #expect(
+            object.stdout.contains("\"status\":\"not_found\"") || object.stdout.contains("\"status\" : \"notFound\"")
+                || object.stdout.contains("notFound"), "\(object.stdout)")
         try copy(empty, to: "root/3/18ABF908-C607-32F8-BE39-B5FC706D495B.dSYM")
         let listed = CommandRun(["dsyms", "--dsyms", root, "3"])
         #expect(listed.status == 0, "\(listed.stderr)")
@@ -411,9 +417,9 @@ import Testing
         // The binary has no symbol at 0x4030; the dSYM knows the closure, file and line.
         let rows = folder.appendingPathComponent("rows.jsonl")
         try """
-            {"user_id":null,"row_key":"00000007-0000-5000-8000-000000000001","kind":"diagnostic","name":"crash","app_build":7,"app_version":"1.0.0","os":"18.3.1","device":"iPhone16,1","promotion":true,"low_power":false,"thermal":0,"period_start":"2025-03-02T18:15:40Z","period_end":"2025-03-02T18:15:40Z","n":1,"buckets":null,"p50":null,"p95":null,"max":null,"value":1,"stack":[{"image":"Fastlane-Example","uuid":"A24E9F45-955F-38AC-B88F-B42908EBCEAD","offset":16432}]}
+        {"user_id":null,"row_key":"00000007-0000-5000-8000-000000000001","kind":"diagnostic","name":"crash","app_build":7,"app_version":"1.0.0","os":"18.3.1","device":"iPhone16,1","promotion":true,"low_power":false,"thermal":0,"period_start":"2025-03-02T18:15:40Z","period_end":"2025-03-02T18:15:40Z","n":1,"buckets":null,"p50":null,"p95":null,"max":null,"value":1,"stack":[{"image":"Fastlane-Example","uuid":"A24E9F45-955F-38AC-B88F-B42908EBCEAD","offset":16432}]}
 
-            """.write(to: rows, atomically: true, encoding: .utf8)
+        """.write(to: rows, atomically: true, encoding: .utf8)
         let symbolicated = CommandRun(["symbolicate", "--dsyms", root, rows.path])
         #expect(symbolicated.stdout.contains("closure in ContentView.body + 16 (ContentView.swift:12)"), "\(symbolicated.stdout)")
     }

@@ -122,7 +122,8 @@ enum DebugFileCatalog {
                 let machine = reader.machine()
                 let arch = machine == 62 ? "x86_64" : machine == 183 ? "arm64" : machine == 3 ? "i386" : "elf-machine-\(machine)"
                 files.append(
-                    DebugFileInfo(path: path, uuids: [forms.plain, forms.swapped], arch: arch, kind: .elf, sliceOffset: 0,
+                    DebugFileInfo(
+                        path: path, uuids: [forms.plain, forms.swapped], arch: arch, kind: .elf, sliceOffset: 0,
                         hasDebugInfo: reader.hasDebugInfoSection()))
             } catch {
                 problems.append(error)

@@ -17,7 +17,8 @@ public enum StoreBuild {
 
     /// Why `version` names no build folder, for an error that names the file and the value.
     public static func refusal(of version: String) -> String {
-        let digitsAndDots = !version.isEmpty
+        let digitsAndDots =
+            !version.isEmpty
             && version.utf8.allSatisfy({ ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: ".") })
         if digitsAndDots, !version.hasPrefix(".") {
             return "is larger than 2147483647, the most app_build holds (rows cannot name such a build)"
