@@ -131,10 +131,12 @@ struct ReportOptions: CommandOptions {
         }
         output = outputs.first?.1 ?? .text
         htmlPath = try arguments.value(Self.html)
+        try OutputIsInput.refuse(output: htmlPath, option: Self.html.name, inputs: inputs)
         budgets = try arguments.value(Self.budgets) ?? budgets
         summariesPath =
             try arguments.value(Self.summaries)
             ?? HomeFolder.appending(".yui-perf-builds.json")
+        try OutputIsInput.refuse(output: summariesPath, option: Self.summaries.name, inputs: inputs)
         let dsymsRoot = try arguments.value(DebugFileArguments.dsymsNotEmpty)
         let appImages = Set(try arguments.values(DebugFileArguments.appImage))
         let crashWeight = try arguments.value(DebugFileArguments.crashWeight) ?? 1.0

@@ -58,6 +58,7 @@ struct RowsOptions: CommandOptions {
         }
         jobs = try parsed.value(Self.jobs) ?? Self.defaultJobs()
         outputPath = try parsed.value(Self.output)
+        try OutputIsInput.refuse(output: outputPath, option: Self.output.name, inputs: inputs)
     }
 
     func run(stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {

@@ -187,7 +187,7 @@ enum TopFixtures {
     }
 }
 
-/// The README's main job: build 104 has no debug files, yet its stacks are the app's own frames.
+/// The README's main job: build 104 has no folder; with an empty store its stacks are the app's own frames, with the fixture store they are named by UUID.
 @Suite struct TopOnTheSamples {
     @Test func aBuildWithoutDebugFilesRanksItsAppFramesNotTheSystem() throws {
         let samplesFolder = Repository.samples
