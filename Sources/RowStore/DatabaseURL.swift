@@ -87,10 +87,11 @@ public struct DatabaseURL: Sendable, CustomStringConvertible {
         return (scheme + userInfo + tail, secrets)
     }
 
-    /// `host=db user=loader password='it''s secret'`: values are bare words or single-quoted with
-    /// backslash escapes (libpq's conninfo syntax).
+    /// `host=db user=loader password='it''s secret'`: values are bare words or single-quoted, both
+    /// with backslash escapes (libpq's conninfo syntax: `password=S3CRET\ tail` is one value,
+    /// `S3CRET tail`, and is redacted whole).
     private static func redactKeyValues(_ conninfo: String) -> (String, [String]) {
-        let pattern = #"(password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s]*)"#
+        let pattern = #"((?<![A-Za-z0-9_])password\s*=\s*)('(?:[^'\\]|\\.)*'|(?:[^\s'\\]|\\.)(?:[^\s\\]|\\.)*)"#
         guard let expression = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive]) else {
             return ("<the --db value>", [conninfo])
         }
@@ -100,6 +101,9 @@ public struct DatabaseURL: Sendable, CustomStringConvertible {
             if let range = Range(match.range(at: 2), in: conninfo) {
                 let value = String(conninfo[range])
                 secrets.append(value)
+                if value.contains("\\"), !value.hasPrefix("'") {
+                    secrets.append(value.replacingOccurrences(of: #"\\(.)"#, with: "$1", options: .regularExpression))
+                }
                 if value.hasPrefix("'"), value.hasSuffix("'"), value.count >= 2 {
                     let inner = String(value.dropFirst().dropLast())
                     secrets.append(inner)

@@ -25,6 +25,9 @@ import Testing
             "host=db user=loader password = 'it\\'s s3cret' dbname=postgres",
             "host=db user=loader password = *** dbname=postgres"
         ),
+        // An escaped space is part of a bare value (libpq's conninfo): the whole value goes.
+        ("host=db password=s3cret\\ w0rd dbname=postgres", "host=db password=*** dbname=postgres"),
+        ("host=db PASSWORD=s3\\'cret\\\\w0rd", "host=db PASSWORD=***"),
         ("postgresql:/loader:s3cret@db/postgres", "<the --db value>"),
         ("yui_perf", "yui_perf"),
     ])
