@@ -54,7 +54,7 @@ let package = Package(
         // relocations to apply to the static Swift runtime and Foundation at every start, which
         // is a millisecond and 2.6 MB of dirtied pages per run (docs/speed.md, "Start-up").
         .executableTarget(
-            name: "payload-tool", dependencies: ["PayloadTool"], linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"])]),
+            name: "payload-tool", dependencies: ["PayloadTool", "SystemIO"], linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"])]),
         // Runners and fixture finders shared by the test targets (a regular target only tests use,
         // like swift-collections' _CollectionsTestSupport).
         .target(name: "TestSupport", dependencies: ["PayloadTool"], path: "Tests/TestSupport"),

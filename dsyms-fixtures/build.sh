@@ -171,6 +171,27 @@ if llvm-readelf-14 -S "$fixtures/other/yui-linux" | grep -q debug_aranges; then
 fi
 
 # ---------------------------------------------------------------------------------------------
+# yui-deep-inline (C, -O1, x86-64 ELF): a 3,000-deep chain of always_inline calls, and
+# llvm-symbolizer's answers at its innermost store and at the entry (see docs/fixtures.md).
+step "yui-deep-inline"
+debug_paths YuiDeep
+python3 "$src/YuiDeep/generate.py" "$work/deep.c"
+(
+    cd "$work"
+    clang -target x86_64-unknown-linux-gnu -g -O1 -fdebug-prefix-map="$work=$debug_root/YuiDeep" \
+        -fdebug-compilation-dir="$debug_root/YuiDeep" -nostdlib -static -fuse-ld=lld \
+        -Wl,--build-id=0xdee90000000000000000000000000000000b3000 deep.c -o "$fixtures/other/yui-deep-inline"
+)
+deep_innermost="$(llvm-objdump-14 -d --no-show-raw-insn "$fixtures/other/yui-deep-inline" \
+    | awk '/<yui_deep_sink>/ { address = $1 } END { sub(":", "", address); print "0x" address }')"
+printf '%s\n' "$deep_innermost" 0x201250 > "$fixtures/expected/yui-deep-inline.addresses"
+(
+    cd "$fixtures"
+    llvm-symbolizer-14 --output-style=JSON --functions=linkage --inlines --no-demangle --obj=other/yui-deep-inline \
+        < expected/yui-deep-inline.addresses > expected/yui-deep-inline.json
+)
+
+# ---------------------------------------------------------------------------------------------
 # YuiNest (Swift, -O, arm64 iOS executable): closures and local functions whose subprograms sit
 # inside their parent function's subprogram, with code outside the parent's range and inlined
 # calls of their own (see docs/fixtures.md).

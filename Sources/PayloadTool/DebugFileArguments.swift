@@ -1,6 +1,14 @@
 /// The options that say where debug files are, declared once for `symbolicate`, `dsyms`, `top`
 /// and `report`.
 enum DebugFileArguments {
+    static let index = CommandFlag(
+        "--index",
+        help: [
+            "Answer from on-disk symbol indexes, built on first use of each debug",
+            "file (in $YUI_SYMBOL_CACHE, else ~/.cache/yui-perf/symbol-index).",
+        ])
+    static let indexFolder = CommandOption(
+        "--index-folder", "DIR", parser: .text, help: ["As --index, keeping the indexes in DIR."])
     static let dsyms = CommandOption(
         "--dsyms", "ROOT", parser: .text,
         help: ["Folder of per-build debug-file folders (default: $YUI_DSYMS,", "else ~/.yui-dsyms)."])

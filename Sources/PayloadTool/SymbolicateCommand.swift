@@ -18,14 +18,8 @@ struct SymbolicateOptions: CommandOptions {
     static let uuid = CommandOption(
         "--uuid", "UUID", parser: .imageUUID(.needs("a UUID")), help: ["With --object: the slice of a fat file to use."])
     static let offsets = CommandFlag("--offsets", help: ["With --object: the values are offsets from the text base."])
-    static let index = CommandFlag(
-        "--index",
-        help: [
-            "Answer from on-disk symbol indexes, built on first use of each debug",
-            "file (in $YUI_SYMBOL_CACHE, else ~/.cache/yui-perf/symbol-index).",
-        ])
-    static let indexFolder = CommandOption(
-        "--index-folder", "DIR", parser: .text, help: ["As --index, keeping the indexes in DIR."])
+    static let index = DebugFileArguments.index
+    static let indexFolder = DebugFileArguments.indexFolder
     static let json = CommandFlag("--json", help: ["Machine output (stable, sorted keys, snake_case)."])
     static let folded = CommandFlag("--folded", help: ["Folded stacks for flame-graph tools ('outer;inner count')."])
     static let file = PositionalArgument(placeholder: "FILE", help: ["Payload dumps or row files; '-' reads standard input."])

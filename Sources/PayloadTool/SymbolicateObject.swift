@@ -49,7 +49,9 @@ enum SymbolicateObject {
                 stderr.write("error: \(object): no debug file (Mach-O, .dSYM bundle or ELF) found\n")
                 return PayloadTool.exitFailure
             }
-            if format != .json, let indexed = try opened?.frames?.get() ?? symbolizer.indexedFrames(uuid: uuid) {
+            let indexed = format == .json ? nil : try opened?.frames?.get() ?? symbolizer.indexedFrames(uuid: uuid)
+            Self.writeWarnings(of: symbolizer, progress: progress, to: &stderr)
+            if let indexed {
                 progress.erase()
                 let image = (indexed.debugFile as NSString).lastPathComponent
                 if let problem = IndexedTextOutput.write(
@@ -71,6 +73,7 @@ enum SymbolicateObject {
                 return failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
             }
             answers = try symbolizer.lookup(addresses: lookups.distinct, uuid: uuid, offsets: offsets)
+            Self.writeWarnings(of: symbolizer, progress: progress, to: &stderr)
             progress.erase()
         } catch {
             progress.erase()
@@ -95,6 +98,14 @@ enum SymbolicateObject {
     }
 
     private static let lastBatch = Mutex<KeptBatch?>(nil)
+
+    /// The symbolizer's warnings about the index folder (answers then come from the debug file).
+    private static func writeWarnings(of symbolizer: BuildSymbolizer, progress: ProgressLine, to stderr: inout some TextOutputStream) {
+        let warnings = symbolizer.takeWarnings()
+        guard !warnings.isEmpty else { return }
+        progress.erase()
+        for warning in warnings { stderr.write("warning: \(warning)\n") }
+    }
 
     /// A finished batch, only ever released (by the next one): nothing reads it from any thread.
     private struct KeptBatch: @unchecked Sendable {

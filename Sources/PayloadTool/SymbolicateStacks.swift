@@ -135,6 +135,7 @@ struct StackRun {
             ?? requests.map {
                 SymbolicatedFrame(request: $0, status: .missingDebugFile, lookupAddress: nil, debugFile: nil, frames: [])
             }
+        for warning in symbolizer?.takeWarnings() ?? [] { stderr.write("warning: \(warning)\n") }
         for answer in answers where answer.status == .missingDebugFile {
             let uuid = answer.request.uuid ?? "(none)"
             if symbolizer != nil, reportedMissing.insert(uuid).inserted {

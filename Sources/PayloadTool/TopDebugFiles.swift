@@ -8,11 +8,13 @@ enum TopDebugFiles {
     /// looked like debug files but could not be read. `hasFolder` is false when the build has no
     /// folder of its own (its frames are then found in other builds or not at all).
     ///
+    /// With `indexFolder`, frames are answered from symbol indexes kept there (built on first use).
+    ///
     /// - Throws: `SymbolizeError` when the build is no folder name.
     static func open(
-        store: DebugFileStore, build: Int, systemSymbols: [String] = []
+        store: DebugFileStore, build: Int, systemSymbols: [String] = [], indexFolder: String? = nil
     ) throws -> (symbolizer: any FrameSymbolizing, problems: [any Error], hasFolder: Bool) {
-        let symbolizer = try BuildSymbolizer(build: String(build), store: store, indexFolder: nil, systemSymbols: systemSymbols)
+        let symbolizer = try BuildSymbolizer(build: String(build), store: store, indexFolder: indexFolder, systemSymbols: systemSymbols)
         let hasFolder = !symbolizer.debugFiles.isEmpty || !symbolizer.problems.isEmpty || store.hasBuildFolder(String(build))
         return (symbolizer, symbolizer.problems, hasFolder)
     }

@@ -45,7 +45,8 @@ struct TopOptions {
                 .optional(build.declaration), .optional(count.declaration),
                 .optional(DebugFileArguments.dsyms.declaration), .optional(DebugFileArguments.appImage.declaration),
                 .optional(DebugFileArguments.systemImage.declaration), .optional(DebugFileArguments.symbols.declaration),
-                .optional(DebugFileArguments.crashWeight.declaration),
+                .optional(DebugFileArguments.crashWeight.declaration), .optional(DebugFileArguments.index.declaration),
+                .optional(DebugFileArguments.indexFolder.declaration),
                 .optional(user.declaration), .oneOf([json.declaration, folded.declaration]),
                 .either([
                     [.positional(file, repeating: true)],
@@ -57,8 +58,8 @@ struct TopOptions {
         options: [
             build.declaration, count.declaration, DebugFileArguments.dsyms.declaration,
             DebugFileArguments.appImage.declaration, DebugFileArguments.systemImage.declaration, DebugFileArguments.symbols.declaration,
-            DebugFileArguments.crashWeight.declaration, user.declaration, database.declaration, json.declaration,
-            folded.declaration,
+            DebugFileArguments.crashWeight.declaration, DebugFileArguments.index.declaration,
+            DebugFileArguments.indexFolder.declaration, user.declaration, database.declaration, json.declaration, folded.declaration,
         ])
 
     var inputs: [String]
@@ -76,6 +77,8 @@ struct TopOptions {
     var systemSymbols: [String] = []
     var crashWeight = 1.0
     var output = Output.text
+    /// `--index` / `--index-folder DIR`: where symbol indexes are kept; nil answers from the debug files.
+    var indexFolder: String?
 
     /// The options `report` ranks its worst stacks with.
     init(dsymsRoot: String?, appImages: Set<String>, systemImages: Set<String>, systemSymbols: [String], crashWeight: Double) {
@@ -106,6 +109,9 @@ struct TopOptions {
             given: try arguments.values(DebugFileArguments.symbols), root: dsymsRoot)
         appImages = Set(try arguments.values(DebugFileArguments.appImage))
         systemImages = Set(try arguments.values(DebugFileArguments.systemImage))
+        indexFolder =
+            try arguments.value(DebugFileArguments.indexFolder)
+            ?? (arguments.given(DebugFileArguments.index) ? BuildSymbolizer.defaultIndexFolder : nil)
         switch (arguments.given(Self.json), arguments.given(Self.folded)) {
         case (true, true):
             throw UsageError(message: "Options '\(Self.json.name)' and '\(Self.folded.name)' cannot be used together.")

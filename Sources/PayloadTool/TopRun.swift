@@ -69,6 +69,8 @@ struct TopRanking {
     private var openFailures: [Int: (String) -> String?] = [:]
     /// Debug files that looked like debug files but could not be read: reported as errors, exit 1.
     private(set) var brokenDebugFiles = 0
+    /// The builds' symbolizers, asked at the end for their index-folder warnings.
+    private var indexedSymbolizers: [BuildSymbolizer] = []
     /// (user, row key) of every hang and crash counted: a row read twice (a dump given twice, or
     /// a dump and the row file made from it) counts once, as the table stores it once.
     private var counted: Set<String> = []
@@ -124,6 +126,11 @@ struct TopRanking {
     /// One line per build naming the images whose frames stayed `image+0xOFFSET` (docs/design.md, "Symbolication":
     /// the tool says which UUID it missed).
     func reportMissingDebugFiles(stderr: inout some TextOutputStream) {
+        // Said once per reason across builds: a read-only index folder is one warning, not one a build.
+        var warned: Set<String> = []
+        for symbolizer in indexedSymbolizers {
+            for warning in symbolizer.takeWarnings() where warned.insert(warning).inserted { stderr.write("warning: \(warning)\n") }
+        }
         for (build, missing) in missingByBuild.sorted(by: { $0.key > $1.key }) where !buildsWithoutFolder.contains(build) {
             let list = missing.sorted().map { "\($0.image ?? "?") \($0.uuid)" }.joined(separator: ", ")
             let images = missing.count == 1 ? "1 image" : "\(missing.count) images"
@@ -139,7 +146,8 @@ struct TopRanking {
     private mutating func makeExpander(build: Int, stderr: inout some TextOutputStream) -> StackExpander {
         let symbolizer: any FrameSymbolizing
         do {
-            let opened = try TopDebugFiles.open(store: store, build: build, systemSymbols: options.systemSymbols)
+            let opened = try TopDebugFiles.open(
+                store: store, build: build, systemSymbols: options.systemSymbols, indexFolder: options.indexFolder)
             symbolizer = opened.symbolizer
             if !opened.hasFolder, store.isEmpty {
                 // An empty store: nothing to look up anywhere, as before there was a store.
@@ -152,6 +160,7 @@ struct TopRanking {
             }
             if let files = opened.symbolizer as? BuildSymbolizer {
                 openFailures[build] = { uuid in files.openFailure(uuid: uuid).map(String.init(describing:)) }
+                indexedSymbolizers.append(files)
             }
             // A broken debug file is an error (exit 1); the build's other files still name their frames.
             for problem in opened.problems {

@@ -43,7 +43,20 @@ public final class BuildSymbolizer {
     /// Folder of on-disk symbol indexes; `nil` looks up in the debug files directly.
     private let indexFolder: String?
     private var indexes: [Int: SymbolIndex] = [:]
-    /// Debug files no symbol index can hold (`SymbolIndexFormat.imageTooLarge`): answered directly.
+    /// Why the index folder could not be used, not yet handed out (`takeWarnings`), and every
+    /// reason given so far (one warning each per run).
+    private var pendingWarnings: [String] = []
+    private var warnedReasons: Set<String> = []
+
+    /// Warnings about the index folder since the last call (a folder that cannot be written, a lock
+    /// held too long): the frames are answered directly, so the command prints these and goes on.
+    public func takeWarnings() -> [String] {
+        defer { pendingWarnings = [] }
+        return pendingWarnings
+    }
+
+    /// Debug files no symbol index can hold (`SymbolIndexFormat.imageTooLarge`), or whose index
+    /// folder cannot hold one: answered directly.
     private var directOnly: Set<Int> = []
     /// Told when slow work starts (building a symbol index), e.g. to print a progress line.
     public var progress: ((String) -> Void)?
@@ -615,12 +628,19 @@ public final class BuildSymbolizer {
         guard let indexFolder, openFailures[index] == nil else { return nil }
         do {
             let info = debugFiles[index]
-            let symbolIndex = try SymbolIndexCache.open(folder: indexFolder, for: info) { () throws(SymbolizeError) in
+            let opened = try SymbolIndexCache.open(folder: indexFolder, for: info) { () throws(SymbolizeError) in
                 progress?("building the symbol index of \(info.path) (\(info.arch))")
                 return try DebugFileCatalog.open(info)
             }
-            indexes[index] = symbolIndex
-            return symbolIndex
+            switch opened {
+            case .index(let symbolIndex):
+                indexes[index] = symbolIndex
+                return symbolIndex
+            case .direct(let reason):
+                directOnly.insert(index)
+                if warnedReasons.insert(reason).inserted { pendingWarnings.append(reason) }
+                return nil
+            }
         } catch {
             if case .unsupported(_, SymbolIndexFormat.imageTooLarge) = error {
                 directOnly.insert(index)

@@ -67,6 +67,11 @@ struct IndexChecksum {
     static func of(path: String, length: Int) throws(SymbolizeError) -> UInt64 {
         let descriptor = try SystemCall.openForReading(path)
         defer { close(descriptor) }
+        return try of(descriptor: descriptor, path: path, length: length)
+    }
+
+    /// The checksum of the first `length` bytes of the open file `descriptor` (named `path` in errors).
+    static func of(descriptor: Int32, path: String, length: Int) throws(SymbolizeError) -> UInt64 {
         var checksum = IndexChecksum()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }

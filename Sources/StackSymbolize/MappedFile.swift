@@ -14,15 +14,22 @@ final class MappedFile: @unchecked Sendable {
     /// Its slot in `MappedRegions` (a SIGBUS past a new end is caught, not fatal).
     private let region: Int?
     var regionSlot: Int? { region }
+    /// The open file the mapping came from, when asked for (`keepingDescriptor`): a symbol index
+    /// reads its pages and its checksum from it, never from the path again, since another run may
+    /// rename a new index onto the path at any moment.
+    let descriptor: Int32?
 
-    init(path: String) throws(SymbolizeError) {
+    init(path: String, keepingDescriptor: Bool = false) throws(SymbolizeError) {
         self.path = path
         let descriptor = try SystemCall.openForReading(path)
-        defer { close(descriptor) }
+        var keeps = false
+        defer { if !keeps { close(descriptor) } }
         var status = stat()
         _ = try SystemCall.valueOrErrno { fstat(descriptor, &status) }.orThrow(path: path, action: "cannot stat")
         guard (status.st_mode & S_IFMT) == S_IFREG else { throw SymbolizeError.fileSystem(path: path, "not a regular file") }
         identity = FileIdentity(descriptor: descriptor)
+        keeps = keepingDescriptor
+        self.descriptor = keepingDescriptor ? descriptor : nil
         let size = Int(status.st_size)
         if size == 0 {
             bytes = UnsafeRawBufferPointer(start: nil, count: 0)
@@ -50,6 +57,7 @@ final class MappedFile: @unchecked Sendable {
     func releaseResidentPages() { SystemCall.dropResidentPages(bytes) }
 
     deinit {
+        if let descriptor { close(descriptor) }
         MappedRegions.unregister(region)
         if let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
     }

@@ -4,14 +4,22 @@ private let none = SymbolIndexFormat.none
 /// Answers are cached per location, so a frame seen before costs a binary search.
 final class SymbolIndex {
     let path: String
-    /// True when the index file changed after it was opened (truncated under the mapping, or
-    /// replaced): what was read from it is not to be trusted.
-    var hasChanged: Bool { file.hasChanged || pages.readFailed }
+    /// True when the file opened was changed after it was opened (truncated under the mapping, a
+    /// read came back short, rewritten in place: another size or mtime of the open file itself):
+    /// what was read from it is not to be trusted.
+    ///
+    /// Another file at the path is not a change: indexes are only ever put in place by a rename, so
+    /// a new file there is another run's whole index, and the one open here stays whole (an open
+    /// file outlives its name). Looking at the path, not the open file, made concurrent builders
+    /// fail with "changed while it was read".
+    var hasChanged: Bool {
+        MappedRegions.isDamaged(file.regionSlot) || pages.readFailed || file.descriptor.flatMap(FileIdentity.init(descriptor:)) != file.identity
+    }
 
     private var identityCheck = IdentityCheckPace()
 
-    /// For lookups one by one: the damage mark every time, the file's identity (a `stat`) at most
-    /// once a second.
+    /// For lookups one by one: the damage marks every time, the open file's identity (an `fstat`)
+    /// at most once a second.
     func changedSinceLastCheck() -> Bool {
         if identityCheck.isDue() { return hasChanged }
         return MappedRegions.isDamaged(file.regionSlot) || pages.readFailed
@@ -47,7 +55,7 @@ final class SymbolIndex {
 
     init(path: String) throws(SymbolizeError) {
         self.path = path
-        file = try MappedFile(path: path)
+        file = try MappedFile(path: path, keepingDescriptor: true)
         let view = file.view
         guard view.count >= SymbolIndexFormat.headerSize, try view.u64(0) == SymbolIndexFormat.magic, try view.u32(8) == SymbolIndexFormat.version
         else {
@@ -82,7 +90,7 @@ final class SymbolIndex {
         }
         // Every byte is checked once, read through a small buffer rather than the mapping so the
         // check does not make the whole index resident; a flipped byte means a rebuild.
-        guard try IndexChecksum.of(path: path, length: checksumOffset) == view.u64(checksumOffset) else {
+        guard try IndexChecksum.of(descriptor: file.descriptor!, path: path, length: checksumOffset) == view.u64(checksumOffset) else {
             throw SymbolizeError.corrupt(path: path, "symbol index is corrupt (checksum)")
         }
         let pages = try SymbolIndexPages(file: file)
@@ -175,8 +183,7 @@ final class SymbolIndex {
         var frames: [RawFrame] = []
         var current = location
         var start: UInt64 = 0
-        var steps = 0
-        while current != none, Int(current) < locationCount, steps < 256 {
+        while current != none, Int(current) < locationCount {
             let at = locationsOffset + Int(current) * SymbolIndexFormat.locationSize
             let nameIndex = u32(at)
             let name = string(nameIndex)
@@ -191,9 +198,7 @@ final class SymbolIndex {
                     simplifiedName: name == nil ? nil : simplifiedString(nameIndex)))
             let startField = u32(at + 16)
             start = startField == 0 ? 0 : addressBase &+ UInt64(startField - 1)
-            let parent = parentAndFlags & SymbolIndexFormat.parentMask
-            current = parent == SymbolIndexFormat.parentMask ? none : parent
-            steps += 1
+            current = Self.parent(parentAndFlags, of: current)
         }
         // 0 is what the builder stores when no function or symbol gave a start (a line row alone).
         let result = RawLookup(source: .dwarf, frames: frames, functionStart: start == 0 ? nil : start)
@@ -290,14 +295,20 @@ final class SymbolIndex {
     /// as `answer` walks them.
     @inline(__always) private func walkChain(from location: UInt32, _ body: (Int) -> Void) {
         var current = location
-        var steps = 0
-        while current != none, Int(current) < locationCount, steps < 256 {
+        while current != none, Int(current) < locationCount {
             let at = locationsOffset + Int(current) * SymbolIndexFormat.locationSize
             body(at)
-            let parent = u32(at + 12) & SymbolIndexFormat.parentMask
-            current = parent == SymbolIndexFormat.parentMask ? none : parent
-            steps += 1
+            current = Self.parent(u32(at + 12), of: current)
         }
+    }
+
+    /// The parent of location `current` from its parent-and-flags field, or `none`. The builder
+    /// makes every parent before its children, so a parent's number is lower: the walk goes down
+    /// and ends, at any inline depth (a cap of 256 steps once cut a 3,000-deep chain). A parent
+    /// that is not lower cannot come from the builder and ends the walk.
+    @inline(__always) private static func parent(_ parentAndFlags: UInt32, of current: UInt32) -> UInt32 {
+        let parent = parentAndFlags & SymbolIndexFormat.parentMask
+        return parent == SymbolIndexFormat.parentMask || parent >= current ? none : parent
     }
 
     /// The simplified form of name string `index`, as a String.

@@ -593,9 +593,15 @@ enum SymbolIndexBuilder {
         else {
             throw SymbolizeError.unsupported(path: path, SymbolIndexFormat.imageTooLarge)
         }
-        let temporary = path + ".tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        guard let descriptor = try? FileIO.createNew(temporary, mode: 0o666) else {
-            throw SymbolizeError.fileSystem(path: temporary, "cannot write the symbol index")
+        let temporary = SymbolIndexCache.temporaryPath(for: path)
+        // Registered before it exists, so a signal at any point after removes it.
+        TemporaryFiles.register(temporary)
+        defer { TemporaryFiles.unregister(temporary) }
+        let descriptor: Int32
+        do {
+            descriptor = try FileIO.createNew(temporary, mode: 0o666)
+        } catch {
+            throw SymbolizeError.indexNotWritten(path: temporary, "cannot write the symbol index: \(error.reason)")
         }
         var file = IndexFileWriter(descriptor: descriptor, path: temporary)
         file.append(SymbolIndexFormat.magic)
@@ -647,11 +653,11 @@ enum SymbolIndexBuilder {
         close(descriptor)
         guard written else {
             unlink(temporary)
-            throw SymbolizeError.fileSystem(path: temporary, "cannot write the symbol index")
+            throw SymbolizeError.indexNotWritten(path: temporary, "cannot write the symbol index")
         }
         if case .failure(let failure) = SystemCall.valueOrErrno({ rename(temporary, path) }) {
             unlink(temporary)
-            throw .systemCall(path: path, action: "cannot move the symbol index into place", errno: failure)
+            throw .indexNotWritten(path: path, "cannot move the symbol index into place: \(failure.text)")
         }
     }
 }

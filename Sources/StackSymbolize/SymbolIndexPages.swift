@@ -29,13 +29,14 @@ final class SymbolIndexPages {
         self.file = file
         guard let base = file.bytes.baseAddress else { throw SymbolizeError.corrupt(path: file.path, "symbol index is empty") }
         self.base = base
-        descriptor = try SystemCall.openForReading(file.path)
+        // The mapping's own file: opening the path again could open another index renamed into place.
+        guard let descriptor = file.descriptor else { throw SymbolizeError.fileSystem(path: file.path, "symbol index opened without its descriptor") }
+        self.descriptor = descriptor
     }
 
     deinit {
         releasePages()
         for buffer in scratch { buffer.deallocate() }
-        close(descriptor)
     }
 
     /// Switches to the mapping once enough pages were read. Called at the start of a lookup, never

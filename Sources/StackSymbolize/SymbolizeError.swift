@@ -23,12 +23,15 @@ public enum SymbolizeError: Error, CustomStringConvertible, Sendable, Hashable {
     /// A value the caller gave cannot be used: a build name that is a path, a text that is not a
     /// UUID, a UUID or slice the file does not have.
     case badArgument(path: String, String)
+    /// A symbol index could not be written (a full disk, a folder that turned read-only): the debug
+    /// file is fine and answers directly.
+    case indexNotWritten(path: String, String)
 
     /// The file, folder or value the error is about.
     public var path: String {
         switch self {
         case .systemCall(let path, _, _), .fileSystem(let path, _), .unsupported(let path, _), .corrupt(let path, _),
-            .elfutilsRefused(let path, _), .changedWhileRead(let path, _), .badArgument(let path, _):
+            .elfutilsRefused(let path, _), .changedWhileRead(let path, _), .badArgument(let path, _), .indexNotWritten(let path, _):
             return path
         }
     }
@@ -39,7 +42,7 @@ public enum SymbolizeError: Error, CustomStringConvertible, Sendable, Hashable {
         case .systemCall(_, let action, let errno):
             return "\(action): \(errno.text)"
         case .fileSystem(_, let text), .unsupported(_, let text), .corrupt(_, let text), .elfutilsRefused(_, let text),
-            .badArgument(_, let text):
+            .badArgument(_, let text), .indexNotWritten(_, let text):
             return text
         case .changedWhileRead(_, let missingSlice?):
             return "the slice at byte \(missingSlice) is gone; the file changed"

@@ -1,5 +1,6 @@
 import Foundation
 import PayloadTool
+import SystemIO
 
 // A closed pipe shows as EPIPE on the write, where FileDescriptorOutput ends the run quietly
 // after removing temporary files; an interrupted run removes them too.

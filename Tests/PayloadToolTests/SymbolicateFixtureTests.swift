@@ -104,7 +104,7 @@ struct CommandRun {
         if indexed {
             arguments += ["--index-folder", indexFolder]
             #expect(CommandRun(arguments + addresses).status == 0)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: indexFolder).count == 1)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: indexFolder).filter { $0.hasSuffix(".yuisym") }.count == 1)
         }
         let run = CommandRun(arguments + addresses)
         try #require(run.status == 0, "\(run.stderr)")

@@ -64,7 +64,7 @@ import Testing
         let indexFolder = folder.appendingPathComponent("index").path
         let symbolizer = try BuildSymbolizer(debugFiles: [dsym], indexFolder: indexFolder)
         _ = try symbolizer.lookup(addresses: [0x1_0000_4058], uuid: nil)
-        let index = try #require(try FileManager.default.contentsOfDirectory(atPath: indexFolder).first)
+        let index = try #require(try FileManager.default.contentsOfDirectory(atPath: indexFolder).first { $0.hasSuffix(".yuisym") })
         let indexPath = (indexFolder as NSString).appendingPathComponent(index)
         truncate(indexPath, to: 100)
         let message = changedMessage { _ = try symbolizer.lookup(addresses: Array(stride(from: 0x1_0000_4000, to: 0x1_0000_4200, by: 4)), uuid: nil) }

@@ -29,8 +29,9 @@ import Testing
             + [FrameRequest(image: "YuiApp", uuid: build.uuid, offset: 0x10, isReturnAddress: false)]
     }
 
+    /// The indexes in the folder (not its `.locks` folder).
     func indexFiles() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: indexFolder).sorted()
+        try FileManager.default.contentsOfDirectory(atPath: indexFolder).filter { $0.hasSuffix(".yuisym") }.sorted()
     }
 
     @Test func indexAnswersAsTheDebugFileDoes() throws {

@@ -11,24 +11,24 @@ import Synchronization
 public enum TemporaryFiles {
     private static let paths = Mutex<Set<String>>([])
 
-    static func register(_ path: String) {
+    public static func register(_ path: String) {
         // The sources come before the first file: a signal in between would leave it behind.
         _ = sourcesInstalled
         _ = paths.withLock { $0.insert(path) }
     }
 
-    static func unregister(_ path: String) {
+    public static func unregister(_ path: String) {
         _ = paths.withLock { $0.remove(path) }
     }
 
     /// A folder of this run's temporary files (`dsyms import`'s staging folder): removed with
     /// everything in it on the same signals.
-    static func registerFolder(_ path: String) {
+    public static func registerFolder(_ path: String) {
         _ = sourcesInstalled
         _ = folders.withLock { $0.insert(path) }
     }
 
-    static func unregisterFolder(_ path: String) {
+    public static func unregisterFolder(_ path: String) {
         _ = folders.withLock { $0.remove(path) }
     }
 
@@ -105,7 +105,7 @@ public enum TemporaryFiles {
 
     /// A reader closed the pipe we write to: remove the temporary files and end as `SIGPIPE` ends
     /// a program that does not catch it (quietly, status 128 + 13 in the shell).
-    static func endOnBrokenPipe() -> Never {
+    public static func endOnBrokenPipe() -> Never {
         removeAll()
         endAsSignal(SIGPIPE)
     }
