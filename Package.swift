@@ -40,7 +40,7 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         .target(name: "StackSignature", dependencies: ["PayloadDecode", "StackSymbolize"]),
         .target(name: "RowStore", dependencies: ["PayloadDecode", "SystemIO", "CLibpq", "CLazyLibraries"]),
-        .target(name: "SpeedReport", dependencies: ["PayloadDecode", "StackSignature"]),
+        .target(name: "SpeedReport", dependencies: ["PayloadDecode", "StackSignature", "SystemIO"]),
         // The same for the command layer, whose output writers append to buffers (class
         // instances) per byte run: 13 million instructions of checks per 100,000 warm lookups.
         .target(

@@ -3,6 +3,7 @@ import PayloadDecode
 import RowStore
 import SpeedReport
 import StackSignature
+import SystemIO
 
 /// One run of `payload-tool report`: reads every row once into per-build, per-hour sums (and the
 /// hangs and crashes, symbolicated, into per-hour tallies), cuts the window, picks the build and
@@ -45,7 +46,9 @@ struct ReportRun {
         }
         if let summaries {
             do {
-                try summaries.save()
+                // The temporary file is removed if the run is interrupted while it is written.
+                try summaries.save(
+                    tracking: TemporaryFileTracking(register: { TemporaryFiles.register($0) }, unregister: { TemporaryFiles.unregister($0) }))
             } catch {
                 stderr.write("warning: \(error)\n")
             }

@@ -132,6 +132,34 @@ public struct BuildFigures: Codable, Sendable, Equatable {
         }
     }
 
+    // MARK: Checks
+
+    /// The first field no report could have written, or `nil`: a count outside 0...`largestCount`,
+    /// a histogram of other than 18 counts, an interval name that is not a row name (the report
+    /// prints it), a build number outside `int`. Only the summaries file needs this: figures summed
+    /// from rows are in range by construction.
+    func problem(largestCount: Int) -> String? {
+        guard (0...Int(Int32.max)).contains(build) else { return "build \(build) is outside int" }
+        func outside(_ value: Int) -> Bool { value < 0 || value > largestCount }
+        let limit = "not a count from 0 to 2^\(largestCount.trailingZeroBitCount)"
+        let counts: [(String, Int)] = [
+            ("rows", rows), ("memorySamples", memorySamples), ("longHangsInHistograms", longHangsInHistograms),
+            ("longHangsDiagnosed", longHangsDiagnosed), ("steadySamples", steadySamples), ("crashes", crashes),
+            ("hangDiagnostics", hangDiagnostics),
+        ]
+        for (field, value) in counts where outside(value) { return "\(field) is \(value), \(limit)" }
+        for (name, figures) in intervals.sorted(by: { $0.key < $1.key }) {
+            guard ColumnPatterns.isName(name) else {
+                return "intervals: \(InputText.quoted(name)) is not an interval name (^[a-z][a-z0-9_]{1,40}$)"
+            }
+            guard figures.counts.count == 18 else { return "intervals.\(name).counts has \(figures.counts.count) counts, not 18" }
+            for (index, count) in figures.counts.enumerated() where outside(count) {
+                return "intervals.\(name).counts[\(index)] is \(count), \(limit)"
+            }
+        }
+        return nil
+    }
+
     /// Adds a crash's signature (kept sorted and unique, so the summaries file is stable).
     public mutating func addCrashSignature(_ signature: String) {
         if !crashSignatures.contains(signature) {

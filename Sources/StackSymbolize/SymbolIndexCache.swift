@@ -70,20 +70,23 @@ enum SymbolIndexCache {
             return .direct(reason: "\(folder): cannot create the symbol index folder (\(failure.text)); answering from the debug files directly")
         }
         let lockPath = self.lockPath(for: path)
-        let lock: FileLock?
-        do throws(FileError) {
+        let lock: FileLock
+        do throws(FileLock.Failure) {
             if let failure = makeFolder((lockPath as NSString).deletingLastPathComponent) {
-                throw FileError(path: lockPath, action: "cannot create", errno: failure)
+                throw .system(FileError(path: lockPath, action: "cannot create", errno: failure))
             }
-            lock = try FileLock.exclusive(lockPath, timeout: lockWait)
+            lock = try FileLock(exclusive: lockPath, mode: 0o666, wait: lockWait)
         } catch {
-            return .direct(reason: "\(folder): cannot write in the symbol index folder (\(error.reason)); answering from the debug files directly")
-        }
-        guard let lock else {
-            return .direct(
-                reason:
-                    "\(lockPath): another run has held this lock for \(lockWait) (building the same symbol index); answering from the debug file directly"
-            )
+            switch error {
+            case .timedOut:
+                return .direct(
+                    reason:
+                        "\(lockPath): another run has held this lock for \(lockWait) (building the same symbol index); answering from the debug file directly"
+                )
+            case .system(let failure):
+                return .direct(
+                    reason: "\(folder): cannot write in the symbol index folder (\(failure.reason)); answering from the debug files directly")
+            }
         }
         defer { withExtendedLifetime(lock) {} }
         // Whoever held the lock before may have built it meanwhile.

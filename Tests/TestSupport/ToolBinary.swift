@@ -25,8 +25,10 @@ public enum ToolBinary {
     }
 
     /// Runs the executable with standard input empty and `environment` added to this process's.
+    /// `executable` runs another program instead (`setpriv`, to run ours as another user); a run
+    /// ended by a signal has the shell's status for it, 128 + the signal's number.
     public static func run(
-        _ arguments: [String], environment: [String: String] = [:]
+        _ arguments: [String], environment: [String: String] = [:], executable program: URL? = nil
     ) throws -> (status: Int32, stdout: String, stderr: String) {
         // Output goes to files, not pipes, so a chatty run can never fill a pipe and stall.
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("yui-perf-binary-" + UUID().uuidString)
@@ -43,7 +45,7 @@ public enum ToolBinary {
             try? errors.close()
         }
         let process = Process()
-        process.executableURL = try executable()
+        process.executableURL = try program ?? executable()
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardInput = FileHandle.nullDevice
@@ -52,7 +54,8 @@ public enum ToolBinary {
         try process.run()
         process.waitUntilExit()
         return (
-            process.terminationStatus, String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
+            process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus,
+            String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
             String(decoding: try Data(contentsOf: errorURL), as: UTF8.self)
         )
     }
