@@ -55,8 +55,11 @@ begin
 end
 $$;
 
--- Named checks, added once. `not valid` is not used: a table that breaks them should fail here,
--- loudly, rather than hold rows the loader would refuse.
+-- Named checks, added once, and replaced when this file's definition of a check differs from the
+-- table's (a stricter rule in a later version of this file): the two are compared as the server
+-- prints them (pg_get_constraintdef), the wanted one made on an empty copy of the table's columns.
+-- `not valid` is not used: a table that breaks them should fail here, loudly, rather than hold rows
+-- the loader would refuse; the whole block is then rolled back and the old check stays.
 do $$
 declare
   wanted constant text[][] := array[
@@ -80,24 +83,52 @@ declare
         when jsonb_typeof(stack) <> 'array' then false
         else jsonb_array_length(stack) between 1 and 100
       end)$c$],
-    -- Frames only: objects with image, uuid (strings or null) and a non-negative integer offset.
-    ['yui_perf_stack_frame_shape', $c$check (stack is null or jsonb_typeof(stack) <> 'array' or not jsonb_path_exists(stack,
-        'lax $[*] ? (@.type() != "object"
-                        || !exists(@.offset) || @.offset.type() != "number" || @.offset < 0
-                        || @.offset.floor() != @.offset)'
-      ) and not jsonb_path_exists(stack,
-        'strict $[*].keyvalue() ? ((@.key != "image" && @.key != "uuid" && @.key != "offset")
-                                   || (@.key != "offset" && @.value.type() != "string" && @.value.type() != "null"))'
+    -- The frame rules of SPEC section 5, as the readers check them (Row+Checks.swift): every frame
+    -- an object with only image, uuid and offset; image null or 1 to 1024 of letters, digits and
+    -- _.+- (no terminal control can reach `top`'s output); uuid null or canonical upper-case
+    -- 8-4-4-4-12; offset an integer from 0 to 2^64 - 1. Three paths: the first in strict mode, so
+    -- a nested array is not unwrapped into its objects; the second in lax mode, where a missing
+    -- key is an empty item for exists() rather than an error; the third reads the keys of objects
+    -- only. PostgreSQL's regular expressions take bounds up to 255, hence 1 to 8 runs of 1 to 128.
+    ['yui_perf_stack_frame_shape', $c$check (stack is null or jsonb_typeof(stack) <> 'array' or not (
+        jsonb_path_exists(stack, 'strict $[*] ? (@.type() != "object")')
+        or jsonb_path_exists(stack,
+          'lax $[*] ? (!exists(@.offset) || @.offset.type() != "number" || @.offset < 0
+                       || @.offset > 18446744073709551615 || @.offset.floor() != @.offset
+                       || (exists(@.image) && @.image.type() != "null"
+                           && (@.image.type() != "string"
+                               || !(@.image like_regex "^(?:[A-Za-z0-9_.+-]{1,128}){1,8}$")))
+                       || (exists(@.uuid) && @.uuid.type() != "null"
+                           && (@.uuid.type() != "string"
+                               || !(@.uuid like_regex "^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$"))))')
+        or jsonb_path_exists(stack,
+          'strict $[*] ? (@.type() == "object").keyvalue() ? (@.key != "image" && @.key != "uuid" && @.key != "offset")')
       ))$c$],
     ['yui_perf_stack_size', 'check (stack is null or octet_length(stack::text) <= 16384)']
   ];
   i int;
+  existing text;
+  wanted_definition text;
 begin
+  -- An empty table with yui_perf's columns, where each wanted check is made to be printed.
+  if to_regclass('pg_temp.yui_perf_wanted_checks') is not null then
+    drop table pg_temp.yui_perf_wanted_checks;
+  end if;
+  create temp table yui_perf_wanted_checks (like public.yui_perf);
   for i in 1 .. array_length(wanted, 1) loop
-    if exists (
-      select 1 from pg_constraint
-      where conrelid = 'public.yui_perf'::regclass and conname = wanted[i][1]
-    ) then
+    select pg_get_constraintdef(c.oid) into existing from pg_constraint c
+    where c.conrelid = 'public.yui_perf'::regclass and c.conname = wanted[i][1];
+    if found then
+      if wanted[i][2] like 'check %' then
+        execute format('alter table pg_temp.yui_perf_wanted_checks add constraint %I %s', wanted[i][1], wanted[i][2]);
+        select pg_get_constraintdef(c.oid) into wanted_definition from pg_constraint c
+        where c.conrelid = 'pg_temp.yui_perf_wanted_checks'::regclass and c.conname = wanted[i][1];
+        if wanted_definition is distinct from existing then
+          raise notice 'yui_perf: replacing check % with this migration''s definition', wanted[i][1];
+          execute format('alter table public.yui_perf drop constraint %I', wanted[i][1]);
+          execute format('alter table public.yui_perf add constraint %I %s', wanted[i][1], wanted[i][2]);
+        end if;
+      end if;
       continue;
     end if;
     -- The app's earlier migrations made the key and the owner under other names
@@ -125,6 +156,7 @@ begin
       execute format('alter table public.yui_perf add constraint %I %s', wanted[i][1], wanted[i][2]);
     end if;
   end loop;
+  drop table pg_temp.yui_perf_wanted_checks;
 end
 $$;
 

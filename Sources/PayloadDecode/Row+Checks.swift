@@ -5,9 +5,17 @@ extension Row {
     /// empty when PostgreSQL would accept it. The patterns are the migration's, checked by hand.
     public func tableViolations() -> [String] { tableViolations(kindText: kind.rawValue) }
 
+    /// The checks a row read back from the table must pass (`top --db`, `report --db`): the same,
+    /// but a `row_key` that is null in the table (rows from builds before the key, which `Row`
+    /// holds as "") is no violation. A row a table without the checks holds, or one the owner
+    /// planted past them, is refused as a row file's would be.
+    public func tableViolations(rowKeyMayBeMissing: Bool) -> [String] {
+        tableViolations(kindText: kind.rawValue, rowKeyMayBeMissing: rowKeyMayBeMissing)
+    }
+
     /// The checks, with `kind` as it was spelled in the input: a row read back from a file may
     /// name a kind `RowKind` does not have, and the message quotes it.
-    func tableViolations(kindText: String) -> [String] {
+    func tableViolations(kindText: String, rowKeyMayBeMissing: Bool = false) -> [String] {
         var violations: [String] = []
         if RowKind(rawValue: kindText) == nil {
             violations.append("kind \(InputText.quoted(kindText)) is not interval, memory, metrics or diagnostic")
@@ -24,22 +32,24 @@ extension Row {
         if let stack {
             if kindText != RowKind.diagnostic.rawValue { violations.append("stack on a \(kindText) row (diagnostic rows only)") }
             if stack.isEmpty || stack.count > 100 { violations.append("stack has \(stack.count) frames, not 1 to 100") }
-            // PostgreSQL stores no U+0000 in jsonb, and refuses the whole batch for it: the reader
-            // refuses the one row. Other control characters have no place in a binary's name either.
+            // The frame rules of the table's yui_perf_stack_frame_shape (SPEC section 5): an image is
+            // a binary's name reduced to letters, digits and `_.+-` (the converter keeps nothing
+            // else), so no name can carry a terminal control into `top`'s output; PostgreSQL also
+            // stores no U+0000 in jsonb, and would refuse the whole batch for it. A UUID is
+            // canonical, upper case (the readers make it so before this check).
             for (position, frame) in stack.enumerated() {
-                if let image = frame.image,
-                    image.utf8.count > 1_024 || image.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
-                {
-                    violations.append(
-                        "stack frame \(position): image \(InputText.quoted(image)) holds control characters or is longer than 1024 bytes")
+                if let image = frame.image, let problem = Self.imageProblem(image) {
+                    violations.append("stack frame \(position): image \(InputText.quoted(image)) \(problem)")
                 }
-                if let uuid = frame.uuid, ColumnPatterns.userUUID(uuid) == nil {
-                    violations.append("stack frame \(position): uuid \(InputText.quoted(uuid)) is not a UUID")
+                if let uuid = frame.uuid, uuid.utf8.count != 36 || ColumnPatterns.canonicalUUID(uuid) != uuid {
+                    violations.append("stack frame \(position): uuid \(InputText.quoted(uuid)) is not an upper-case 8-4-4-4-12 UUID")
                 }
             }
         }
         if let user_id, ColumnPatterns.userUUID(user_id) == nil { violations.append("user_id \(InputText.quoted(user_id)) is not a UUID") }
-        if ColumnPatterns.userUUID(row_key) == nil { violations.append("row_key \(InputText.quoted(row_key)) is not a UUID") }
+        if !(rowKeyMayBeMissing && row_key.isEmpty), ColumnPatterns.userUUID(row_key) == nil {
+            violations.append("row_key \(InputText.quoted(row_key)) is not a UUID")
+        }
         if app_build < 0 || app_build > Int(Int32.max) { violations.append("app_build \(app_build) is outside int") }
         if n < 0 || n > Int(Int32.max) { violations.append("n \(n) is outside int") }
         if thermal < Int(Int16.min) || thermal > Int(Int16.max) { violations.append("thermal \(thermal) is outside smallint") }
@@ -52,6 +62,25 @@ extension Row {
             if let value, !value.isFinite || abs(value) > 3.4e38 { violations.append("\(column) \(value) does not fit real") }
         }
         return violations
+    }
+}
+
+extension Row {
+    /// The longest image name a frame may carry, in bytes (the table's check repeats it).
+    public static let longestImage = 1_024
+
+    /// Why `image` breaks the frame rules, or `nil`: 1 to 1,024 letters, digits and `_.+-`.
+    static func imageProblem(_ image: String) -> String? {
+        if image.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+            return "holds control characters"
+        }
+        let bytes = image.utf8
+        if bytes.isEmpty || bytes.count > longestImage { return "is not 1 to \(longestImage) bytes long" }
+        let allowed = bytes.allSatisfy { c in
+            (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c == 0x5f || c == 0x2e || c == 0x2b
+                || c == 0x2d
+        }
+        return allowed ? nil : "holds characters other than letters, digits and _.+-"
     }
 }
 

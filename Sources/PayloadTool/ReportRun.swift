@@ -21,7 +21,14 @@ struct ReportRun {
         if let url = options.databaseURL, let user = options.conversion.userID {
             do {
                 let database = try RowDatabase(url: url)
-                try database.forEachRowAsConnector(userID: user) { row in reading.add(row, from: "--db", stderr: &stderr) }
+                // A bad row is an error, as a bad line of a row file is: named, passed over, exit 1.
+                try database.forEachRowAsConnector(
+                    userID: user,
+                    skipped: { skipped in
+                        stderr.write("error: --db: \(skipped)\n")
+                        failed = true
+                    }
+                ) { row in reading.add(row, from: "--db", stderr: &stderr) }
             } catch {
                 stderr.write("error: --db: \(error)\n")
                 failed = true

@@ -19,7 +19,14 @@ struct TopRun {
         if !allRead { failed = true }
         if let url = options.databaseURL {
             do {
-                let builds = try TopDatabase.forEachDiagnosticRow(url: url, options: options) { row in
+                // A bad row is an error, as a bad line of a row file is: named, passed over, exit 1.
+                let builds = try TopDatabase.forEachDiagnosticRow(
+                    url: url, options: options,
+                    skipped: { skipped in
+                        stderr.write("error: --db: \(skipped)\n")
+                        failed = true
+                    }
+                ) { row in
                     ranking.add(row, from: "--db", stderr: &stderr)
                 }
                 for build in builds { ranking.noteBuild(build) }

@@ -220,6 +220,25 @@ enum RowColumns {
         )
     }
 
+    /// A row read back, checked as a row file's row is (`RowReader`): frame UUIDs made canonical,
+    /// then every rule of the table. The table's checks keep such rows out, but a table made
+    /// before a check, or a row the owner planted past it, may hold one; `top` and `report` would
+    /// print its image to a terminal. The error names the column or the rule.
+    static func checkedRow(from values: [String?]) throws(RowStoreError) -> Row {
+        var row = try self.row(from: values)
+        if let stack = row.stack {
+            row.stack = stack.map { frame in
+                var frame = frame
+                if let uuid = frame.uuid, let canonical = ColumnPatterns.canonicalUUID(uuid) { frame.uuid = canonical }
+                return frame
+            }
+        }
+        let rowKeyColumn = names.firstIndex(of: "row_key")!
+        let violations = row.tableViolations(rowKeyMayBeMissing: rowKeyColumn < values.count && values[rowKeyColumn] == nil)
+        guard violations.isEmpty else { throw RowStoreError(message: "row breaks the table's checks: " + violations.joined(separator: "; ")) }
+        return row
+    }
+
     /// Walks one result row column by column, so every error names its column.
     private struct ValueReader {
         let values: [String?]
@@ -227,7 +246,11 @@ enum RowColumns {
 
         init(values: [String?]) { self.values = values }
 
-        private var column: String { position < RowColumns.names.count ? RowColumns.names[position] : "#\(position)" }
+        /// The column `next()` last read (messages come after the read, which moved `position` on).
+        private var column: String {
+            let read = position - 1
+            return read >= 0 && read < RowColumns.names.count ? RowColumns.names[read] : "#\(read)"
+        }
 
         private mutating func next() -> String? {
             defer { position += 1 }

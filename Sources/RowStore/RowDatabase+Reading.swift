@@ -1,5 +1,21 @@
 import PayloadDecode
 
+/// A stored row that is not handed over: it cannot be read as a `Row`, or it breaks the table's
+/// rules (a table made before a check, or a row planted past one). Named by its `id` and `row_key`,
+/// as a row file names a line; the other rows go on.
+public struct SkippedRow: Error, Sendable, CustomStringConvertible {
+    /// The row's `id` column.
+    public var id: String
+    /// Its `row_key`, when it has one.
+    public var rowKey: String?
+    /// Which column or rule, with the offending value quoted and escaped.
+    public var reason: String
+
+    public var description: String {
+        "row id \(id)\(rowKey.map { " (row_key \(InputText.escaped($0)))" } ?? ""): \(reason)"
+    }
+}
+
 /// Reading rows back: what `top --db` ranks and `report --db` reports, as the same `Row` values
 /// that were loaded.
 extension RowDatabase {
@@ -10,22 +26,30 @@ extension RowDatabase {
     }
 
     /// Rows in the order they were stored, narrowed by any of kind, build and user.
+    /// - Throws: `RowStoreError`, also for the first row that cannot be read or breaks the table's rules.
     public func rows(kind: RowKind? = nil, build: Int? = nil, userID: String? = nil) throws(RowStoreError) -> [Row] {
         var rows: [Row] = []
-        try forEachRow(kind: kind, build: build, userID: userID) { rows.append($0) }
+        try forEachRow(kind: kind, build: build, userID: userID, skipped: Self.refuse) { rows.append($0) }
         return rows
+    }
+
+    /// What the collecting reads do with a row they cannot hand over: fail, naming it.
+    private static func refuse(_ row: SkippedRow) throws(RowStoreError) {
+        throw RowStoreError(message: row.description)
     }
 
     /// The same rows as `rows(kind:build:userID:)`, in the same order, handed over through a
     /// cursor `batchSize` at a time, so `top --db` never holds a user's whole history at once.
+    /// A row that cannot be read or breaks the table's rules goes to `skipped` instead of `body`
+    /// (which may throw to stop the read), and the read goes on.
     public func forEachRow(
         kind: RowKind? = nil, build: Int? = nil, userID: String? = nil, batchSize: Int = 10_000,
-        _ body: (Row) throws(RowStoreError) -> Void
+        skipped: (SkippedRow) throws(RowStoreError) -> Void, _ body: (Row) throws(RowStoreError) -> Void
     ) throws(RowStoreError) {
         let (conditions, parameters) = Self.conditions(kind: kind, build: build, userID: userID)
         try readThroughCursor(
-            setUp: [], query: "select \(RowColumns.selectList) from public.yui_perf\(conditions) order by id",
-            parameters: parameters, batchSize: batchSize, what: "cannot read rows", body)
+            setUp: [], query: "select id, \(RowColumns.selectList) from public.yui_perf\(conditions) order by id",
+            parameters: parameters, batchSize: batchSize, what: "cannot read rows", skipped: skipped, body)
     }
 
     /// Every row the owner's connector may read (docs/postgres.md), as `report --db` reads them: the
@@ -35,27 +59,30 @@ extension RowDatabase {
     /// - Throws: `RowStoreError`; a login that may not take the role gets the server's refusal.
     public func rowsAsConnector(userID: String) throws(RowStoreError) -> [Row] {
         var rows: [Row] = []
-        try forEachRowAsConnector(userID: userID) { rows.append($0) }
+        try forEachRowAsConnector(userID: userID, skipped: Self.refuse) { rows.append($0) }
         return rows
     }
 
     /// The same rows as `rowsAsConnector`, in the same order, handed over `batchSize` at a time
     /// through a cursor, so a user's whole history never sits in memory at once (`report --db`
     /// on a million rows of one user held 1.5 GB when it was read in one result).
+    /// A row that cannot be read or breaks the table's rules goes to `skipped`, as in `forEachRow`.
     public func forEachRowAsConnector(
-        userID: String, batchSize: Int = 10_000, _ body: (Row) throws(RowStoreError) -> Void
+        userID: String, batchSize: Int = 10_000, skipped: (SkippedRow) throws(RowStoreError) -> Void,
+        _ body: (Row) throws(RowStoreError) -> Void
     ) throws(RowStoreError) {
         try readThroughCursor(
             setUp: [("set local role yui_connector", []), ("select set_config('yui.uid', $1, true)", [userID])],
-            query: "select \(RowColumns.selectList) from public.yui_perf order by id", parameters: [],
-            batchSize: batchSize, what: "cannot read rows as yui_connector", body)
+            query: "select id, \(RowColumns.selectList) from public.yui_perf order by id", parameters: [],
+            batchSize: batchSize, what: "cannot read rows as yui_connector", skipped: skipped, body)
     }
 
-    /// Runs `query` as a cursor in a read-only transaction (after the `setUp` statements) and hands
-    /// every row to `body`, `batchSize` rows a fetch.
+    /// Runs `query` (the row's `id`, then `RowColumns.selectList`) as a cursor in a read-only
+    /// transaction (after the `setUp` statements) and hands every row to `body`, `batchSize` rows
+    /// a fetch; a row that fails `RowColumns.checkedRow` goes to `skipped`.
     private func readThroughCursor(
         setUp: [(String, [String?])], query: String, parameters: [String?], batchSize: Int, what: String,
-        _ body: (Row) throws(RowStoreError) -> Void
+        skipped: (SkippedRow) throws(RowStoreError) -> Void, _ body: (Row) throws(RowStoreError) -> Void
     ) throws(RowStoreError) {
         do {
             try run("begin read only")
@@ -82,8 +109,19 @@ extension RowDatabase {
                 throw failure(what, error)
             }
             if batch.rows.isEmpty { break }
-            do {
-                for values in batch.rows { try body(try RowColumns.row(from: values)) }
+            do throws(RowStoreError) {
+                for values in batch.rows {
+                    let columns = Array(values.dropFirst())
+                    let row: Row
+                    do {
+                        row = try RowColumns.checkedRow(from: columns)
+                    } catch {
+                        let rowKey = RowColumns.names.firstIndex(of: "row_key").flatMap { $0 < columns.count ? columns[$0] : nil }
+                        try skipped(SkippedRow(id: values.first.flatMap { $0 } ?? "?", rowKey: rowKey, reason: error.message))
+                        continue
+                    }
+                    try body(row)
+                }
             } catch {
                 try? run("rollback")
                 throw error

@@ -296,6 +296,43 @@ struct ReportFromTheDatabase {
     }
 }
 
+extension ReportFromTheDatabase {
+    /// A hang row planted past the frame check (the owner's table as the migration made it before
+    /// issue 30): `report --db` names it and leaves it out, as a bad line of a row file, and its
+    /// image's terminal controls never reach the worst stacks it prints.
+    @Test func aRowPlantedPastTheChecksIsNamedAndPrintsNothingButText() throws {
+        let (url, drop) = try TopFromTheDatabase.migratedDatabase()
+        defer { drop() }
+        let sample = try ReportSample()
+        defer { sample.remove() }
+        let load = ToolRun.run(["load", "--db", url, "--create-users", ReportSample.rows])
+        #expect(load.status == 0, "stderr: \(load.stderr)")
+        let owner = try RowDatabase(url: url)
+        try owner.runScript(OlderMigrations.restoreFrameShapeCheck)
+        let planted = "00000000-0000-4000-8000-0000000000e5"
+        try owner.runScript(
+            #"""
+            insert into public.yui_perf (user_id, row_key, kind, name, app_build, app_version, os, device,
+                                         period_start, period_end, n, value, stack)
+            values ('\#(Self.owner)', '\#(planted)', 'diagnostic', 'hang', 125, '2.25.0', '26.1', 'iPhone16,2',
+                    '2026-11-28T15:17:00Z', '2026-11-28T15:17:00Z', 1, 50,
+                    '[{"image":"YuiApp\u001b]0;PWNED\u0007\r\nSpeed: build 999","offset":16560}]'::jsonb)
+            """#)
+        for mode in [[], ["--yl"], ["--html", sample.folder.appendingPathComponent("page.html").path]] {
+            let run = try ToolBinary.run(
+                ["report", "--summaries", sample.summaries, "--dsyms", ReportSample.dsyms, "--db", url, "--user", Self.owner] + mode)
+            #expect(run.status == 1, "\(mode): \(run.stderr)")
+            #expect(!run.stdout.utf8.contains { ($0 < 0x20 && $0 != 0x0A) || $0 == 0x7F }, "\(mode): \(run.stdout.debugDescription)")
+            #expect(!run.stdout.contains("PWNED") && !run.stdout.contains("999"), "\(mode)")
+            #expect(run.stdout.contains("125"), "\(mode): \(run.stdout)")
+            #expect(run.stderr.contains("error: --db: row id "), "\(mode): \(run.stderr)")
+            #expect(run.stderr.contains("(row_key \(planted)): row breaks the table's checks: stack frame 0: image 'YuiApp\\u{1B}]0;PWNED"))
+        }
+        let page = try String(contentsOfFile: sample.folder.appendingPathComponent("page.html").path, encoding: .utf8)
+        #expect(!page.contains("PWNED"))
+    }
+}
+
 extension ReportSample {
     /// A second summaries file in the same folder, so two runs compared with each other start alike.
     init(folder: URL, name: String) {

@@ -71,6 +71,67 @@ struct TopFromTheDatabase {
         return (url, drop)
     }
 
+    /// Rows a table without the current checks holds, or that its owner planted past them: `top
+    /// --db` passes them over with an error naming the row (as a bad line of a row file), ranks the
+    /// rest, and prints no control character; an image of `ESC ] 0 ; … BEL` used to retitle the
+    /// terminal, and its `\r\n` forge a line of its own.
+    @Test func rowsPlantedPastTheChecksAreNamedAndPrintNothingButText() throws {
+        let (url, drop) = try Self.migratedDatabase()
+        defer { drop() }
+        let owner = try RowDatabase(url: url)
+        try owner.runScript("insert into public.yui_users values ('\(Self.user.lowercased())')")
+        // The frame check as the migration made it before issue 30.
+        try owner.runScript(OlderMigrations.restoreFrameShapeCheck)
+        let escape = "00000000-0000-4000-8000-0000000000e5"
+        let lowerUUID = "00000000-0000-4000-8000-0000000000a1"
+        let good = "00000000-0000-4000-8000-000000000001"
+        try owner.runScript(Self.plant(key: good, stack: #"[{"image":"YuiApp","uuid":"4C4C4C4C-5555-3144-A1B2-000000000130","offset":16560}]"#))
+        try owner.runScript(
+            Self.plant(key: escape, stack: #"[{"image":"YuiApp\u001b]0;PWNED\u0007\r\nbuild 999\r\n  1. hang 99.0 s","offset":16560}]"#, seconds: 99))
+        try owner.runScript(Self.plant(key: lowerUUID, stack: #"[{"image":"YuiApp","uuid":"4c4c4c4c-5555-3144-a1b2-000000000130","offset":16560}]"#))
+        // And past every check: a table without them.
+        try owner.runScript(
+            """
+            alter table public.yui_perf drop constraint yui_perf_stack_frame_shape;
+            alter table public.yui_perf drop constraint yui_perf_device;
+            """)
+        let negative = "00000000-0000-4000-8000-0000000000ff"
+        let device = "00000000-0000-4000-8000-0000000000de"
+        try owner.runScript(Self.plant(key: negative, stack: #"[{"image":"YuiApp","offset":-1}]"#))
+        try owner.runScript(Self.plant(key: device, stack: #"[{"image":"YuiApp","offset":16560}]"#, device: #"E'iPhone17,2\x1b[2J'"#))
+
+        for mode in [[], ["--folded"], ["--json"]] {
+            let run = try ToolBinary.run(["top", "--dsyms", TopFixtures.dsyms, "--db", url] + mode)
+            #expect(run.status == 1, "\(mode): \(run.stderr)")
+            let bytes = Array(run.stdout.utf8)
+            #expect(!bytes.contains { ($0 < 0x20 && $0 != 0x0A) || $0 == 0x7F }, "\(mode): \(run.stdout.debugDescription)")
+            #expect(!run.stdout.unicodeScalars.contains { (0x80...0x9F).contains($0.value) })
+            #expect(!run.stdout.contains("999") && !run.stdout.contains("PWNED"), "\(mode): \(run.stdout)")
+            // The good row and the one whose UUID only needed its case made canonical.
+            if mode.isEmpty { #expect(run.stdout.hasPrefix("build 130\n  1. hang 3.0 s x2 (max 1.5 s)"), "\(run.stdout)") }
+            for (key, reason) in [
+                (escape, "image 'YuiApp\\u{1B}]0;PWNED\\u{7}\\u{D}\\u{A}build 999"), (negative, "column stack holds"),
+                (device, "device 'iPhone17,2\\u{1B}[2J'"),
+            ] {
+                let line = run.stderr.split(separator: "\n").first { $0.contains("(row_key \(key))") }
+                #expect(line?.hasPrefix("error: --db: row id ") == true, "\(mode) \(key): \(run.stderr)")
+                #expect(line?.contains(reason) == true, "\(mode) \(key): \(line ?? "")")
+            }
+            #expect(!run.stderr.contains("\u{1B}"), "\(mode): \(run.stderr.debugDescription)")
+            #expect(!run.stderr.contains(lowerUUID) && !run.stderr.contains(good))
+        }
+    }
+
+    /// One hang row of build 130 for `user`, its stack given as JSON and its device as SQL.
+    static func plant(key: String, stack: String, seconds: Double = 1.5, device: String = "'iPhone17,2'") -> String {
+        """
+        insert into public.yui_perf (user_id, row_key, kind, name, app_build, app_version, os, device,
+                                     period_start, period_end, n, value, stack)
+        values ('\(user.lowercased())', '\(key)', 'diagnostic', 'hang', 130, '2.1.0', '18.3.1', \(device),
+                '2025-03-02T18:15:40Z', '2025-03-02T18:15:40Z', 1, \(seconds), '\(stack)'::jsonb)
+        """
+    }
+
     @Test func anUnreachableDatabaseFailsTheRunAndSaysSo() {
         let result = ToolRun.run(["top", "--db", "postgresql:///nonexistent?host=/nonexistent-socket-dir"])
         #expect(result.status == 1)

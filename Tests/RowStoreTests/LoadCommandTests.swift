@@ -295,11 +295,13 @@ struct CopyStreamTests {
         #expect(refused.map(\.index) == [30])
         #expect(refused.first?.message.contains("out of range") == true, "\(refused)")
         #expect(try test.database.rows().isEmpty)
-        // Without it the other 59 load, and again as duplicates; values with tabs, backslashes and
-        // newlines travel through COPY's text format unchanged.
+        // Without it the other 59 load, and again as duplicates; every character a frame's image may
+        // hold travels through COPY's text format unchanged. (Tabs, backslashes and newlines, which
+        // COPY escapes, fit no column the table's checks allow since the frame rules of issue 30;
+        // the loader still escapes them.)
         rows.remove(at: 30)
         var awkward = SampleRows.diagnostic("hang", key: "00000000-0000-4000-8000-0000000000ff")
-        awkward.stack = [StackFrame(image: "Yui\\Kit", uuid: nil, offset: 7)]
+        awkward.stack = [StackFrame(image: "Yui_Kit-2.0+beta", uuid: nil, offset: 7)]
         rows.append(awkward)
         #expect(try test.database.insert(rows) == .stored(inserted: 60, duplicates: 0))
         #expect(try test.database.insert(rows) == .stored(inserted: 0, duplicates: 60))
