@@ -64,13 +64,17 @@ final class AtomicOutputFile {
         let folder = url.deletingLastPathComponent().path
         temporaryPath = folder + "/." + url.lastPathComponent + ".tmp-\(getpid())"
         unlink(temporaryPath)  // left by an earlier run of the same process id that was killed
+        // Registered before it exists: registering installs the signal handlers, and a signal
+        // between creating the file and registering it would end the run by its default action
+        // and leave the file behind.
+        TemporaryFiles.register(temporaryPath)
         do {
             // The message names the path the user gave, not the temporary file.
             descriptor = try FileIO.createNew(temporaryPath, mode: 0o600)
         } catch {
+            TemporaryFiles.unregister(temporaryPath)
             throw OpenError(description: "\(path): cannot create the output file: \(error.reason)", isUsage: false)
         }
-        TemporaryFiles.register(temporaryPath)
     }
 
     private static func kind(_ mode: mode_t) -> String {

@@ -32,7 +32,7 @@ public struct BuildSummaries: Sendable {
     /// A larger file is not read: thousands of builds take a few megabytes.
     public static let largestFileBytes = 64 << 20
 
-    /// How long `save` waits for another run's lock before it gives up (the report is out by then).
+    /// How long `save` waits for another run's lock before it gives up (the report is printed anyway).
     public static let lockWait = Duration.seconds(30)
 
     /// Reads the file; a missing file is an empty set of summaries.
