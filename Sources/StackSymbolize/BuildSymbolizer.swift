@@ -1,4 +1,5 @@
 import Foundation
+import SymbolNames
 
 /// Symbolicates stacks against one build's debug files, matched by UUID: the build's folder
 /// first, then the rest of the store (`DebugFileStore`), then the system symbol folders.

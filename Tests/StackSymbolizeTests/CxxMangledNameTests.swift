@@ -1,7 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import StackSymbolize
+@testable import SymbolNames
 
 /// The C++ mangling reader (`CxxMangledName`) must give every name it reads the simplified form
 /// `__cxa_demangle` and the text simplification give it, and must read most names: on every C++

@@ -1,7 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import StackSymbolize
+@testable import SymbolNames
 
 /// Truncated and hostile debug files give errors naming the file, never a crash (docs/design.md, "Bad input").
 @Suite struct HostileInputTests {

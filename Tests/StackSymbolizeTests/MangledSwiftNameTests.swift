@@ -1,7 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import StackSymbolize
+@testable import SymbolNames
 
 /// The mangling reader (`MangledSwiftName`) must give every name it reads the simplified form the
 /// runtime's demangling and the text simplification give it, and must read most names: on every

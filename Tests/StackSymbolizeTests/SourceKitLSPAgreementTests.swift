@@ -1,7 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import StackSymbolize
+@testable import SymbolNames
 
 /// docs/design.md, "Targets"'s corpus: the toolchain's sourcekit-lsp (a 240 MB Swift ELF, no usable aranges).
 /// Slow (a debug build decodes a few hundred units), so it runs with `YUI_SLOW_TESTS=1`.

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import StackSymbolize
+@testable import SymbolNames
 
 /// The warm path: answers from the on-disk index equal the debug file's, and the index follows
 /// the debug file when it changes.

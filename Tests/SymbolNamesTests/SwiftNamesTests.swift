@@ -1,6 +1,7 @@
+import TestSupport
 import Testing
 
-@testable import StackSymbolize
+@testable import SymbolNames
 
 @Suite struct SwiftNamesTests {
     @Test(arguments: [
@@ -314,18 +315,5 @@ import Testing
             }
             _ = SwiftNames.simplified(String(decoding: bytes, as: UTF8.self))
         }
-    }
-}
-
-/// A small fixed-seed generator, so every run draws the same values.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -37,7 +37,7 @@ public enum SwiftNames {
 
     /// Whether `name` is a Swift symbol. Swift 3's `_T` names only count when they parse: plenty of
     /// C symbols start with `_T` too.
-    static func isSwiftMangled(_ name: String) -> Bool {
+    package static func isSwiftMangled(_ name: String) -> Bool {
         for prefix in modernPrefixes where name.hasPrefix(prefix) { return true }
         return isLegacySwiftMangled(name)
     }
@@ -47,7 +47,7 @@ public enum SwiftNames {
             && LegacySwiftDemangler.demangle(name) != nil
     }
 
-    static func isCxxMangled(_ name: String) -> Bool { name.hasPrefix("_Z") || name.hasPrefix("__Z") }
+    package static func isCxxMangled(_ name: String) -> Bool { name.hasPrefix("_Z") || name.hasPrefix("__Z") }
 
     /// The full demangled name, or `nil` when the name is not mangled or does not demangle.
     public static func demangle(_ mangled: String) -> String? {

@@ -1,4 +1,5 @@
 import Foundation
+import SymbolNames
 
 /// An opened debug image (an ELF file or one Mach-O slice): address → frames, inline chain included.
 ///

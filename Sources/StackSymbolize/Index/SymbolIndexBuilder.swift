@@ -1,4 +1,5 @@
 import Foundation
+import SymbolNames
 import SystemIO
 
 private let none = SymbolIndexFormat.none

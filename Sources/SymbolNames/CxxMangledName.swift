@@ -14,14 +14,14 @@ import Foundation
 // simplified differently from before: `CxxMangledNameTests` compares both ways on every C++
 // symbol of the toolchain binaries.
 
-enum CxxMangledName {
+package enum CxxMangledName {
     /// The simplified name of `name`, or nil when this reader does not read it.
-    static func simplifiedName(_ name: String) -> String? {
+    package static func simplifiedName(_ name: String) -> String? {
         var name = name
         return name.withUTF8 { simplifiedName(bytes: $0) }
     }
 
-    static func simplifiedName(bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    package static func simplifiedName(bytes: UnsafeBufferPointer<UInt8>) -> String? {
         var start = 0
         if bytes.count > 3, bytes[0] == UInt8(ascii: "_"), bytes[1] == UInt8(ascii: "_") { start = 1 }
         guard bytes.count - start > 2, bytes[start] == UInt8(ascii: "_"), bytes[start + 1] == UInt8(ascii: "Z"),

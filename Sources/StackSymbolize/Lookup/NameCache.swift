@@ -1,3 +1,5 @@
+import SymbolNames
+
 /// Demangled and simplified names, computed once per symbol.
 struct NameCache {
     /// A stored name as a key, hashed once over eight bytes at a time (Dictionary's SipHash over

@@ -17,7 +17,7 @@ import Foundation
 /// Reads mangled Swift names to their simplified form. One reader is reused for many names: its
 /// node storage is kept between them. Copies share that storage, so a reader (and a `NameCache`
 /// holding one) is used by one thread at a time; each thread of a batch or a build makes its own.
-struct MangledSwiftName {
+package struct MangledSwiftName {
     enum Kind: UInt8 {
         case identifier, privateName, localName, module
         case operatorName  // text: the operator's characters (`==`, `..<`)
@@ -93,23 +93,23 @@ struct MangledSwiftName {
     /// for finding what to read next.
     private(set) var failedAt = -1
 
-    init() {}
+    package init() {}
 
     /// The simplified name of `name`, or `nil` when this reader does not read it (then the
     /// runtime's demangling and the text simplification give it).
-    mutating func simplifiedName(_ name: String) -> String? {
+    package mutating func simplifiedName(_ name: String) -> String? {
         var name = name
         return name.withUTF8 { simplifiedName(bytes: $0) }
     }
 
-    mutating func simplifiedName(bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    package mutating func simplifiedName(bytes: UnsafeBufferPointer<UInt8>) -> String? {
         guard readSimplified(bytes) else { return nil }
         return String(decoding: output[0..<output.count], as: UTF8.self)
     }
 
     /// `simplifiedName(bytes:)` lent to `body` as bytes, valid only during the call (no string
     /// made: a caller that copies the name into a buffer of its own saves allocating one).
-    mutating func withSimplifiedName<Result>(bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+    package mutating func withSimplifiedName<Result>(bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
         guard readSimplified(bytes) else { return nil }
         return body(output[0..<output.count])
     }

@@ -3,7 +3,7 @@ import Foundation
 // The `Type.member` form of a demangled Swift name.
 
 extension SwiftNames {
-    static func simplifiedSwift(_ full: String) -> String {
+    package static func simplifiedSwift(_ full: String) -> String {
         let text = Array(full.utf8)
         guard let simple = simplify(text, 0, text.count), !simple.isEmpty else { return full }
         return simple

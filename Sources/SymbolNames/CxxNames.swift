@@ -10,7 +10,7 @@ extension SwiftNames {
     /// `ns::Type::member(int) const` → `Type.member`. Works on UTF-8 bytes (every byte it looks
     /// for is ASCII, so it never splits a character): it runs once per distinct C++ symbol, and
     /// Character-by-Character scanning was a twentieth of a cold batch on a C++-heavy binary.
-    static func simplifiedCxx(_ full: String) -> String {
+    package static func simplifiedCxx(_ full: String) -> String {
         let text = Array(full.utf8)
         var start = 0
         for prefix in cxxThunkPrefixes where matches(text, start, text.count, prefix) { start += prefix.count }
