@@ -1,0 +1,263 @@
+import Foundation
+import SymbolNames
+
+// atos/llvm-symbolizer mode: batches of addresses in one debug file, straight to text where it can.
+extension BuildSymbolizer {
+    /// atos/llvm-symbolizer mode: looks up addresses in one debug file exactly as given (no
+    /// caller adjustment). `uuid` picks the slice of a fat file; without it the file must have one.
+    ///
+    /// - Parameter offsets: when true, the values are offsets from the text base, as in a payload.
+    public func lookup(addresses: [UInt64], uuid: String?, offsets: Bool = false) throws(SymbolizeError) -> [SymbolicatedFrame] {
+        let index = try slice(uuid: uuid)
+        let info = debugFiles[index]
+        // An offset that takes the address past 2^64 is no address in the image: "not found", with
+        // no address (it used to wrap around to the start of the address space).
+        func beyondTheEnd(_ given: UInt64, base: UInt64) -> SymbolicatedFrame? {
+            guard offsets, given > UInt64.max - base else { return nil }
+            let request = FrameRequest(image: nil, uuid: info.uuids.first, offset: given, isReturnAddress: false)
+            return SymbolicatedFrame(request: request, status: .notFound, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
+        }
+        let opened = answersFromIndex(index) ? symbolIndex(at: index) : nil
+        if opened == nil, indexFolder != nil, !directOnly.contains(index) { throw openFailures[index]! }
+        if let symbolIndex = opened {
+            let answers = addresses.map { given in
+                if let outside = beyondTheEnd(given, base: symbolIndex.textBase) { return outside }
+                let address = offsets ? symbolIndex.textBase &+ given : given
+                let request = FrameRequest(image: nil, uuid: info.uuids.first, offset: address &- symbolIndex.textBase, isReturnAddress: false)
+                return indexedFrame(symbolIndex, file: index, request: request, address: address)
+            }
+            if symbolIndex.hasChanged {
+                indexes[index] = nil
+                openFailures[index] = Self.changedError(symbolIndex.path)
+                throw openFailures[index]!
+            }
+            return answers
+        }
+        let (image, raw, lookupAddresses) = try directLookups(index, addresses, offsets: offsets)
+        return zip(zip(addresses, lookupAddresses), raw).map { pair, lookup in
+            if let outside = beyondTheEnd(pair.0, base: image.textBase) { return outside }
+            let request = FrameRequest(
+                image: nil, uuid: info.uuids.first, offset: offsets ? pair.0 : pair.0 &- image.textBase, isReturnAddress: false)
+            return frame(for: lookup, request: request, address: pair.1, path: image.path)
+        }
+    }
+
+    /// `lookup(addresses:uuid:offsets:)`'s answers as text output needs them, or nil when a
+    /// symbol index answers the slice (its own output path writes those): no `SymbolicatedFrame`
+    /// or `SourceFrame` per answer. Building those and reading them back was a fifth of a cold
+    /// batch of 10,000 addresses on a small binary.
+    public func lookupForText(addresses: [UInt64], uuid: String?, offsets: Bool = false) throws(SymbolizeError) -> DirectAnswers? {
+        let index = try slice(uuid: uuid)
+        guard !answersFromIndex(index) || directOnly.contains(index) else { return nil }
+        if !ParallelLookup.usesThreads(for: addresses.count) { return try textAnswers(index, addresses, offsets: offsets) }
+        let (image, raw, lookupAddresses) = try directLookups(index, addresses, offsets: offsets)
+        var result = DirectAnswers(debugFile: image.path)
+        result.answers.reserveCapacity(addresses.count)
+        result.frames.reserveCapacity(addresses.count * 3 / 2)
+        // Each name and path kept once.
+        var nameSpans: [String: Range<Int32>] = [:]
+        var fileSpans: [String: Range<Int32>] = [:]
+        for position in addresses.indices {
+            let given = addresses[position]
+            let first = Int32(result.frames.count)
+            // An offset past 2^64 is no address in the image (see `lookup`).
+            guard !(offsets && given > UInt64.max - image.textBase) else {
+                result.answers.append(.init(status: .notFound, offset: given, lookupAddress: nil, functionStart: nil, frames: first..<first))
+                continue
+            }
+            let lookup = raw[position]
+            for frame in lookup.frames {
+                let simplified = names.simplifiedName(for: frame.linkageName ?? frame.plainName ?? "??", simplified: frame.simplifiedName)
+                let name = nameSpans[simplified] ?? result.keep(simplified)
+                nameSpans[simplified] = name
+                var file: Range<Int32>?
+                if let path = frame.file {
+                    file = fileSpans[path] ?? result.keep(path)
+                    fileSpans[path] = file
+                }
+                result.frames.append(.init(name: name, file: file, line: frame.line, isInlined: frame.isInlined))
+            }
+            result.answers.append(
+                .init(
+                    status: Self.status(of: lookup.source), offset: offsets ? given : given &- image.textBase,
+                    lookupAddress: lookupAddresses[position], functionStart: lookup.functionStart, frames: first..<Int32(result.frames.count)))
+        }
+        result.lookups = raw
+        return result
+    }
+
+    /// `lookupForText` on one thread, straight from the walk: each frame's name and file come as
+    /// numbers (`FramePlace`) and go to the answers' bytes once each, so no frame carries strings
+    /// (retaining and releasing them, and hashing each name again, was a sixth of a cold batch).
+    func textAnswers(_ index: Int, _ addresses: [UInt64], offsets: Bool) throws(SymbolizeError) -> DirectAnswers {
+        guard let image = image(at: index, checkingUnits: false) else { throw openFailures[index]! }
+        let lookupAddresses = offsets ? addresses.map { image.textBase &+ $0 } : addresses
+        var result = DirectAnswers(debugFile: image.path)
+        result.answers = addresses.indices.map { position in
+            .init(
+                status: .notFound, offset: offsets ? addresses[position] : addresses[position] &- image.textBase,
+                lookupAddress: lookupAddresses[position], functionStart: nil, frames: 0..<0)
+        }
+        result.frames.reserveCapacity(addresses.count * 3 / 2)
+        // Names go straight to their simplified form, not through the name cache: `nameSpans`
+        // already makes each DIE's or symbol's name once, and the few names two DIEs share (5% of
+        // swift-help's) cost less to read again than hashing every name into a table reserved for
+        // the batch (its fresh pages were a tenth of the batch's page faults).
+        var reader = MangledSwiftName()
+        // Where each name (by DIE offset, or symbol name offset with the top bit set) and each file
+        // (by unit, table and number) went in `result.text`.
+        var nameSpans = WordMap<Range<Int32>>()
+        var fileSpans = WordMap<Range<Int32>>()
+        func add(_ place: FramePlace, _ unitIndex: Int, _ unit: DecodedUnit) {
+            let nameKey: UInt64
+            switch place.name {
+            case .symbol(let symbol): nameKey = UInt64(truncatingIfNeeded: symbol.nameOffset) | 1 << 63
+            case .function(let dieOffset, _): nameKey = dieOffset
+            case .none: nameKey = .max
+            }
+            let name: Range<Int32>
+            if let known = nameSpans[nameKey] {
+                name = known
+            } else {
+                // Straight from the name's bytes to the simplified form's in `result.text`.
+                func keepSimplified(_ stored: UnsafeBufferPointer<UInt8>) -> Range<Int32> {
+                    NameCache.withSimplifiedName(bytes: stored, using: &reader) { result.keep($0) }
+                }
+                switch place.name {
+                case .symbol(let symbol):
+                    name = image.withName(of: symbol) { keepSimplified($0) }
+                case .function(let dieOffset, let isInlined):
+                    let names = image.name(dieOffset, isInlined: isInlined)
+                    var stored = names.linkage ?? names.plain ?? "??"
+                    name = stored.withUTF8 { keepSimplified($0) }
+                case .none:
+                    var stored = "??"
+                    name = stored.withUTF8 { keepSimplified($0) }
+                }
+                nameSpans.set(nameKey, name)
+            }
+            var file: Range<Int32>?
+            let fileKey: UInt64
+            switch place.file {
+            case .none: fileKey = .max
+            case .line(let number): fileKey = UInt64(unitIndex) << 33 | UInt64(number)
+            case .call(let number): fileKey = UInt64(unitIndex) << 33 | 1 << 32 | UInt64(number)
+            }
+            if fileKey != .max {
+                if let known = fileSpans[fileKey] {
+                    file = known
+                } else {
+                    switch place.file {
+                    case .line(let number): file = result.keep(unit.lineFileNames[number])
+                    case .call(let number): file = result.keep(unit.callFileNames[number])
+                    case .none: break
+                    }
+                    fileSpans.set(fileKey, file!)
+                }
+            }
+            result.frames.append(.init(name: name, file: file, line: place.line, isInlined: place.isInlined))
+        }
+        image.walkBatch(lookupAddresses, releasingPages: addresses.count >= Self.batchReleasingPages) { position, unitIndex, unit in
+            let first = Int32(result.frames.count)
+            let (found, start) = image.visitFrames(in: unit, at: lookupAddresses[position]) { add($0, unitIndex, $1) }
+            guard found else { return false }
+            result.answers[position].status = .symbolicated
+            result.answers[position].functionStart = start
+            result.answers[position].frames = first..<Int32(result.frames.count)
+            return true
+        } elsewhere: { position in
+            let first = Int32(result.frames.count)
+            let (source, start) = image.visitLookup(lookupAddresses[position]) { add($0, $1, $2) }
+            result.answers[position].status = Self.status(of: source)
+            result.answers[position].functionStart = start
+            result.answers[position].frames = first..<Int32(result.frames.count)
+        }
+        // An offset past 2^64 is no address in the image (see `lookup`).
+        for (position, given) in addresses.enumerated() where offsets && given > UInt64.max - image.textBase {
+            result.answers[position] = .init(status: .notFound, offset: given, lookupAddress: nil, functionStart: nil, frames: 0..<0)
+        }
+        try checkAfterBatch(index, image, count: addresses.count)
+        return result
+    }
+
+    /// The lookups of `addresses` in the debug file itself (no index), with the image and the
+    /// addresses looked up; throws when the file could not be read or changed under the batch.
+    func directLookups(
+        _ index: Int, _ addresses: [UInt64], offsets: Bool
+    ) throws(SymbolizeError) -> (
+        image: DebugImage, raw: [RawLookup], lookupAddresses: [UInt64]
+    ) {
+        guard let image = image(at: index, checkingUnits: false) else { throw openFailures[index]! }
+        let lookupAddresses = offsets ? addresses.map { image.textBase &+ $0 } : addresses
+        var raw = ParallelLookup.run(image, lookupAddresses, names: &names)
+        for (position, given) in addresses.enumerated() where offsets && given > UInt64.max - image.textBase {
+            raw[position] = RawLookup(source: .none, frames: [])
+        }
+        try checkAfterBatch(index, image, count: addresses.count)
+        names.reserve(addresses.count)
+        return (image, raw, lookupAddresses)
+    }
+
+    /// After a batch of `count` addresses in slice `index`: throws when a unit could not be read
+    /// or the file changed, and lets a large batch's pages go.
+    func checkAfterBatch(_ index: Int, _ image: DebugImage, count: Int) throws(SymbolizeError) {
+        // The batch built the unit map (on both threads); a unit it could not read voids its answers,
+        // and so does a file that changed while it was read.
+        if let problem = image.dwarfProblem {
+            images[index] = nil
+            openFailures[index] = SymbolizeError.corrupt(path: image.path, problem)
+            throw openFailures[index]!
+        }
+        if image.hasChanged {
+            images[index] = nil
+            openFailures[index] = Self.changedError(image.path)
+            throw openFailures[index]!
+        }
+        // A large batch has read what it needs of the file (the answers hold their own strings):
+        // its pages and libdw's data go before the answers become names (docs/speed.md).
+        if count >= Self.batchReleasingPages { image.releaseBatchMemory() }
+    }
+
+    /// The debug file `uuid` names, or the only one: `lookup(addresses:uuid:offsets:)`'s choice.
+    func slice(uuid: String?) throws(SymbolizeError) -> Int {
+        let index: Int
+        if let uuid {
+            guard let canonical = UUIDText.normalized(uuid) else { throw SymbolizeError.badArgument(path: uuid, "not a UUID") }
+            guard let found = indexByUUID[canonical] ?? systemIndexByUUID[canonical] else {
+                throw SymbolizeError.badArgument(
+                    path: debugFiles.first?.path ?? "", "no slice with UUID \(canonical) (has \(debugFiles.flatMap(\.uuids).joined(separator: ", ")))"
+                )
+            }
+            index = found
+        } else {
+            // A binary and its dSYM beside it (`--object crash` finding `crash.dSYM`) are one slice:
+            // the file that answers its UUID.
+            let answering = Set(indexByUUID.values).sorted()
+            guard answering.count == 1 else {
+                let slices = answering.map { "\(debugFiles[$0].arch) \(debugFiles[$0].uuids[0])" }.joined(separator: ", ")
+                throw SymbolizeError.badArgument(
+                    path: debugFiles.first?.path ?? "", "has \(answering.count) slices (\(slices)); pick one with --uuid")
+            }
+            index = answering[0]
+        }
+        return index
+    }
+
+    /// The symbol index answering `uuid`'s slice (or the only slice), for output written straight
+    /// from its bytes; nil when the file is answered directly (no index folder, or an image no
+    /// index can hold). Throws what `lookup(addresses:uuid:offsets:)` throws for an index that
+    /// cannot be built or opened.
+    public func indexedFrames(uuid: String?) throws(SymbolizeError) -> IndexedFrames? {
+        let index = try slice(uuid: uuid)
+        guard answersFromIndex(index) else { return nil }
+        guard let symbolIndex = symbolIndex(at: index) else {
+            if directOnly.contains(index) { return nil }
+            throw openFailures[index]!
+        }
+        return IndexedFrames(index: symbolIndex, debugFile: debugFiles[index].path)
+    }
+
+    /// From this many addresses a batch drops the file's pages when done: below it, batches are
+    /// the small ones a caller makes again and again, which would fault the same pages back.
+    static let batchReleasingPages = 1_000
+}
