@@ -32,31 +32,22 @@ let package = Package(
         // libpq and libarchive, loaded when first used rather than at start-up (docs/speed.md).
         .target(name: "CLazyLibraries", dependencies: ["CLibpq", "CArchive"], linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "PayloadDecode", dependencies: ["CPayloadKernels", "SystemIO"]),
-        // Release builds leave out the run-time exclusivity checks of the symbolication code: a
-        // check per access to a class's stored property was 2% of an index build and 1.5% of a cold
-        // batch (docs/speed.md). The debug builds the tests run keep them, so a violation still fails there.
         // Names of functions (Swift, Swift 1-3, C++): demangled and simplified, with no DWARF.
         .target(name: "SymbolNames"),
-        .target(
-            name: "StackSymbolize", dependencies: ["CElfutils", "SystemIO", "SymbolNames"],
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
+        // No unsafeFlags anywhere, so other packages can depend on this one: the release build's
+        // speed settings (exclusivity checks off, a non-PIE executable) are given by
+        // scripts/build-release, which every script and the README use.
+        .target(name: "StackSymbolize", dependencies: ["CElfutils", "SystemIO", "SymbolNames"]),
         .target(name: "StackSignature", dependencies: ["PayloadDecode", "StackSymbolize"]),
         .target(name: "RowStore", dependencies: ["PayloadDecode", "SystemIO", "CLibpq", "CLazyLibraries"]),
         .target(name: "SpeedReport", dependencies: ["PayloadDecode", "StackSignature", "SystemIO"]),
-        // The same for the command layer, whose output writers append to buffers (class
-        // instances) per byte run: 13 million instructions of checks per 100,000 warm lookups.
         .target(
             name: "PayloadTool",
             dependencies: [
                 "PayloadDecode", "StackSymbolize", "StackSignature", "RowStore", "SpeedReport", "SystemIO", "CArchive", "CLazyLibraries",
-            ],
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+            ]
         ),
-        // Linked at a fixed address (not position-independent): the loader then has no 75,000
-        // relocations to apply to the static Swift runtime and Foundation at every start, which
-        // is a millisecond and 2.6 MB of dirtied pages per run (docs/speed.md, "Start-up").
-        .executableTarget(
-            name: "payload-tool", dependencies: ["PayloadTool", "SystemIO"], linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"])]),
+        .executableTarget(name: "payload-tool", dependencies: ["PayloadTool", "SystemIO"]),
         // Runners and fixture finders shared by the test targets (a regular target only tests use,
         // like swift-collections' _CollectionsTestSupport).
         .target(name: "TestSupport", dependencies: ["PayloadTool"], path: "Tests/TestSupport"),
