@@ -150,6 +150,58 @@ import Testing
 
 /// The bucket table that narrows the search of the sampled starts: for any address, the count of
 /// samples at or below it lies within the bounds it gives (gaps, dense runs, repeats, the ends).
+/// The index file's layout as declared in `SymbolIndexFormat` (Header, LocationRecord, SymbolRecord):
+/// the fields tile their records exactly, and a real index has its values where they say.
+@Suite struct SymbolIndexLayoutTests {
+    typealias Format = SymbolIndexFormat
+
+    @Test func declaredFieldsTileTheirRecords() {
+        let header = [
+            Format.Header.magic, Format.Header.version, Format.Header.reserved, Format.Header.entryCount, Format.Header.locationCount,
+            Format.Header.symbolCount, Format.Header.stringCount, Format.Header.stringBytes, Format.Header.textBase,
+            Format.Header.addressBase, Format.Header.symbolBase,
+        ]
+        let widths = [8, 4, 4, 8, 8, 8, 8, 8, 8, 8, 8]
+        #expect(zip(header, widths).map { $0 + $1 } == Array(header.dropFirst()) + [Format.Header.size])
+        #expect(Format.Header.size == 80 && Format.headerSize == 80)
+        let location = [
+            Format.LocationRecord.name, Format.LocationRecord.file, Format.LocationRecord.line, Format.LocationRecord.parentAndFlags,
+            Format.LocationRecord.functionStart,
+        ]
+        #expect(location == [0, 4, 8, 12, 16] && Format.LocationRecord.size == 20)
+        let symbol: [Int] = [Format.SymbolRecord.start, Format.SymbolRecord.length, Format.SymbolRecord.name]
+        #expect(symbol == [0, 4, 8])
+        #expect(Format.SymbolRecord.size == 12)
+    }
+
+    @Test func aBuiltIndexHasItsValuesAtTheDeclaredOffsets() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("yui-index-layout-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let debugFile = try Fixtures.path("builds/130/YuiApp.app.dSYM/Contents/Resources/DWARF/YuiApp")
+        _ = try BuildSymbolizer(debugFiles: [debugFile], indexFolder: folder).lookup(addresses: [0x1_0000_40b0], uuid: nil)
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasSuffix(".yuisym") })
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name)))
+        func u64(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(bytes[at + $1]) << (8 * $1) } }
+        func u32(_ at: Int) -> UInt32 { (0..<4).reduce(0) { $0 | UInt32(bytes[at + $1]) << (8 * $1) } }
+        #expect(u64(Format.Header.magic) == Format.magic)
+        #expect(u32(Format.Header.version) == Format.version)
+        #expect(u64(Format.Header.textBase) == 0x1_0000_0000)
+        let index = try SymbolIndex(path: folder + "/" + name)
+        #expect(index.textBase == u64(Format.Header.textBase))
+        // The entry starts follow the header: entries × 4 bytes, then the entry locations.
+        let entries = Int(u64(Format.Header.entryCount))
+        let locations = Int(u64(Format.Header.locationCount))
+        #expect(entries > 0 && locations > 0)
+        func aligned(_ value: Int) -> Int { (value + 7) & ~7 }
+        let locationsOffset = aligned(aligned(Format.Header.size + entries * 4) + entries * 4)
+        // Every location's parent is lower than itself or none (the reader's walk relies on it).
+        for number in 0..<locations {
+            let parent = u32(locationsOffset + number * Format.LocationRecord.size + Format.LocationRecord.parentAndFlags) & Format.parentMask
+            #expect(parent == Format.parentMask || Int(parent) < number)
+        }
+    }
+}
+
 @Suite struct SampleBucketsTests {
     @Test func boundsHoldTheCountOfSamplesAtOrBelowEveryAddress() {
         var generator = SystemRandomNumberGenerator()

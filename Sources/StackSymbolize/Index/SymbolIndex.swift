@@ -1,4 +1,7 @@
 private let none = SymbolIndexFormat.none
+private typealias Header = SymbolIndexFormat.Header
+private typealias Location = SymbolIndexFormat.LocationRecord
+private typealias Symbol = SymbolIndexFormat.SymbolRecord
 
 /// A symbol index opened for lookups: memory-mapped, binary-searched, nothing decoded up front.
 /// Answers are cached per location, so a frame seen before costs a binary search.
@@ -57,7 +60,8 @@ final class SymbolIndex {
         self.path = path
         file = try MappedFile(path: path, keepingDescriptor: true)
         let view = file.view
-        guard view.count >= SymbolIndexFormat.headerSize, try view.u64(0) == SymbolIndexFormat.magic, try view.u32(8) == SymbolIndexFormat.version
+        guard view.count >= SymbolIndexFormat.headerSize, try view.u64(Header.magic) == SymbolIndexFormat.magic,
+            try view.u32(Header.version) == SymbolIndexFormat.version
         else {
             throw SymbolizeError.unsupported(path: path, "not a symbol index of this version")
         }
@@ -66,14 +70,14 @@ final class SymbolIndex {
             guard value < UInt64(view.count) else { throw SymbolizeError.corrupt(path: path, "symbol index header is corrupt") }
             return Int(value)
         }
-        entryCount = try count(16)
-        locationCount = try count(24)
-        symbolCount = try count(32)
-        stringCount = try count(40)
-        let blobSize = try count(48)
-        textBase = try view.u64(56)
-        addressBase = try view.u64(64)
-        symbolBase = try view.u64(72)
+        entryCount = try count(Header.entryCount)
+        locationCount = try count(Header.locationCount)
+        symbolCount = try count(Header.symbolCount)
+        stringCount = try count(Header.stringCount)
+        let blobSize = try count(Header.stringBytes)
+        textBase = try view.u64(Header.textBase)
+        addressBase = try view.u64(Header.addressBase)
+        symbolBase = try view.u64(Header.symbolBase)
         func aligned(_ value: Int) -> Int { (value + 7) & ~7 }
         startsOffset = SymbolIndexFormat.headerSize
         entryLocationsOffset = aligned(startsOffset + entryCount * 4)
@@ -185,18 +189,18 @@ final class SymbolIndex {
         var start: UInt64 = 0
         while current != none, Int(current) < locationCount {
             let at = locationsOffset + Int(current) * SymbolIndexFormat.locationSize
-            let nameIndex = u32(at)
+            let nameIndex = u32(at + Location.name)
             let name = string(nameIndex)
-            let file = string(u32(at + 4))
-            let line = u32(at + 8)
-            let parentAndFlags = u32(at + 12)
+            let file = string(u32(at + Location.file))
+            let line = u32(at + Location.line)
+            let parentAndFlags = u32(at + Location.parentAndFlags)
             let isLinkage = parentAndFlags & SymbolIndexFormat.linkageFlag != 0
             frames.append(
                 RawFrame(
                     linkageName: isLinkage ? name : nil, plainName: isLinkage ? nil : name, file: file,
                     line: line == none ? nil : Int(line), isInlined: parentAndFlags & SymbolIndexFormat.inlinedFlag != 0,
                     simplifiedName: name == nil ? nil : simplifiedString(nameIndex)))
-            let startField = u32(at + 16)
+            let startField = u32(at + Location.functionStart)
             start = startField == 0 ? 0 : addressBase &+ UInt64(startField - 1)
             current = Self.parent(parentAndFlags, of: current)
         }
@@ -271,22 +275,23 @@ final class SymbolIndex {
         case .symbol(let symbol):
             let at = symbolsOffset + symbol * SymbolIndexFormat.symbolSize
             let start = symbolStart(symbol)
-            guard let name = simplifiedBytes(u32(at + 8)) else { return }
+            guard let name = simplifiedBytes(u32(at + Symbol.name)) else { return }
             visit(FrameBytes(simplifiedName: name, file: nil, line: nil, isInlined: false), start)
         case .location(let location):
             var start: UInt64 = 0
             walkChain(from: location) { at in
-                let startField = u32(at + 16)
+                let startField = u32(at + Location.functionStart)
                 start = startField == 0 ? 0 : addressBase &+ UInt64(startField - 1)
             }
             // 0 is what the builder stores when no function or symbol gave a start.
             let functionStart = start == 0 ? nil : start
             walkChain(from: location) { at in
-                let line = u32(at + 8)
+                let line = u32(at + Location.line)
                 visit(
                     FrameBytes(
-                        simplifiedName: simplifiedBytes(u32(at)), file: stringBytes(u32(at + 4), slot: 1), line: line == none ? nil : line,
-                        isInlined: u32(at + 12) & SymbolIndexFormat.inlinedFlag != 0), functionStart)
+                        simplifiedName: simplifiedBytes(u32(at + Location.name)), file: stringBytes(u32(at + Location.file), slot: 1),
+                        line: line == none ? nil : line,
+                        isInlined: u32(at + Location.parentAndFlags) & SymbolIndexFormat.inlinedFlag != 0), functionStart)
             }
         }
     }
@@ -298,7 +303,7 @@ final class SymbolIndex {
         while current != none, Int(current) < locationCount {
             let at = locationsOffset + Int(current) * SymbolIndexFormat.locationSize
             body(at)
-            current = Self.parent(u32(at + 12), of: current)
+            current = Self.parent(u32(at + Location.parentAndFlags), of: current)
         }
     }
 
@@ -332,7 +337,7 @@ final class SymbolIndex {
     }
 
     @inline(__always) private func symbolStart(_ symbol: Int) -> UInt64 {
-        symbolBase &+ UInt64(u32(symbolsOffset + symbol * SymbolIndexFormat.symbolSize))
+        symbolBase &+ UInt64(u32(symbolsOffset + symbol * SymbolIndexFormat.symbolSize + Symbol.start))
     }
 
     private func symbolPlace(_ address: UInt64) -> Place {
@@ -351,7 +356,7 @@ final class SymbolIndex {
         }
         guard low > 0 else { return .nothing }
         let start = symbolStart(low - 1)
-        let size = UInt64(u32(symbolsOffset + (low - 1) * SymbolIndexFormat.symbolSize + 4))
+        let size = UInt64(u32(symbolsOffset + (low - 1) * SymbolIndexFormat.symbolSize + Symbol.length))
         // As `DebugImage.symbol(containing:)`: sizes are bounded when the table is loaded.
         guard address - start < size else { return .nothing }
         return .symbol(low - 1)
@@ -360,7 +365,7 @@ final class SymbolIndex {
     func symbolAnswer(_ symbol: Int) -> RawLookup {
         pages.settle()
         let start = symbolStart(symbol)
-        let nameIndex = u32(symbolsOffset + symbol * SymbolIndexFormat.symbolSize + 8)
+        let nameIndex = u32(symbolsOffset + symbol * SymbolIndexFormat.symbolSize + Symbol.name)
         guard let name = string(nameIndex) else { return RawLookup(source: .none, frames: []) }
         return RawLookup(
             source: .symbolTable,

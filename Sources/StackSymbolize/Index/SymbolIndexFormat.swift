@@ -35,13 +35,50 @@ enum SymbolIndexFormat {
     static let version: UInt32 = 6
     /// No string, no line, no parent, no location: a missing value in any UInt32 field.
     static let none: UInt32 = .max
-    static let headerSize = 80
-    static let symbolSize = 12
+    static let headerSize = Header.size
+    static let symbolSize = SymbolRecord.size
     /// Why an image gets no index; `BuildSymbolizer` then answers it directly.
     static let imageTooLarge = "code spans 4 GB or more, or has too many locations or names, for a symbol index"
-    static let locationSize = 20
+    static let locationSize = LocationRecord.size
     static let inlinedFlag: UInt32 = 1 << 30
     static let linkageFlag: UInt32 = 1 << 31
     /// The parent bits of a location; all set: no parent.
     static let parentMask: UInt32 = (1 << 30) - 1
+
+    /// The header's fields by byte offset (UInt64 each but `version` and `reserved`).
+    enum Header {
+        static let magic = 0
+        static let version = 8
+        static let reserved = 12
+        static let entryCount = 16
+        static let locationCount = 24
+        static let symbolCount = 32
+        static let stringCount = 40
+        static let stringBytes = 48
+        static let textBase = 56
+        static let addressBase = 64
+        static let symbolBase = 72
+        static let size = 80
+    }
+
+    /// A location record's fields by byte offset within it (UInt32 each).
+    enum LocationRecord {
+        static let name = 0
+        static let file = 4
+        static let line = 8
+        /// The parent location with `inlinedFlag` and `linkageFlag` in its top bits.
+        static let parentAndFlags = 12
+        /// Offset from the address base + 1; 0 for none.
+        static let functionStart = 16
+        static let size = 20
+    }
+
+    /// A symbol record's fields by byte offset within it (UInt32 each).
+    enum SymbolRecord {
+        /// Offset from the symbol base.
+        static let start = 0
+        static let size = 12
+        static let length = 4
+        static let name = 8
+    }
 }
