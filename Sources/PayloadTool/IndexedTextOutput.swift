@@ -112,8 +112,7 @@ enum IndexedTextOutput {
                 out.append(UInt8(ascii: " "))
                 prefixMade = from..<out.count
             }
-            // As `BuildSymbolizer.lookup(addresses:uuid:offsets:)`: an offset past 2^64 is no address.
-            if layout.offsets, given > UInt64.max - textBase {
+            if BuildSymbolizer.offsetLeavesTheAddressSpace(given, offsets: layout.offsets, textBase: textBase) {
                 prefix()
                 SymbolicateOutput.appendUnsymbolicated(
                     image: layout.image, address: given, offset: given, lookupAddress: nil, missingUUID: nil, into: &out)
@@ -151,7 +150,7 @@ enum IndexedTextOutput {
             let given = batch.addresses[index]
             names.removeAll(keepingCapacity: true)
             nameEnds.removeAll(keepingCapacity: true)
-            let beyondTheEnd = layout.offsets && given > UInt64.max - textBase
+            let beyondTheEnd = BuildSymbolizer.offsetLeavesTheAddressSpace(given, offsets: layout.offsets, textBase: textBase)
             if !beyondTheEnd {
                 let address = layout.offsets ? textBase &+ given : given
                 _ = frames.frames(at: address, cache: &cache) { frame, _ in

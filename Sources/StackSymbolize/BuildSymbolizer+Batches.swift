@@ -3,6 +3,13 @@ import SymbolNames
 
 // atos/llvm-symbolizer mode: batches of addresses in one debug file, straight to text where it can.
 extension BuildSymbolizer {
+    /// Whether `given`, an offset from the text base when `offsets`, takes the address past 2^64:
+    /// then it is no address in the image, and answers "not found" with no address (it used to
+    /// wrap around to the start of the address space). The one place of this rule.
+    public static func offsetLeavesTheAddressSpace(_ given: UInt64, offsets: Bool, textBase: UInt64) -> Bool {
+        offsets && given > UInt64.max - textBase
+    }
+
     /// atos/llvm-symbolizer mode: looks up addresses in one debug file exactly as given (no
     /// caller adjustment). `uuid` picks the slice of a fat file; without it the file must have one.
     ///
@@ -13,7 +20,7 @@ extension BuildSymbolizer {
         // An offset that takes the address past 2^64 is no address in the image: "not found", with
         // no address (it used to wrap around to the start of the address space).
         func beyondTheEnd(_ given: UInt64, base: UInt64) -> SymbolicatedFrame? {
-            guard offsets, given > UInt64.max - base else { return nil }
+            guard Self.offsetLeavesTheAddressSpace(given, offsets: offsets, textBase: base) else { return nil }
             let request = FrameRequest(image: nil, uuid: info.uuids.first, offset: given, isReturnAddress: false)
             return SymbolicatedFrame(request: request, status: .notFound, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
         }
@@ -61,7 +68,7 @@ extension BuildSymbolizer {
             let given = addresses[position]
             let first = Int32(result.frames.count)
             // An offset past 2^64 is no address in the image (see `lookup`).
-            guard !(offsets && given > UInt64.max - image.textBase) else {
+            guard !Self.offsetLeavesTheAddressSpace(given, offsets: offsets, textBase: image.textBase) else {
                 result.answers.append(.init(status: .notFound, offset: given, lookupAddress: nil, functionStart: nil, frames: first..<first))
                 continue
             }
@@ -173,7 +180,8 @@ extension BuildSymbolizer {
             result.answers[position].frames = first..<Int32(result.frames.count)
         }
         // An offset past 2^64 is no address in the image (see `lookup`).
-        for (position, given) in addresses.enumerated() where offsets && given > UInt64.max - image.textBase {
+        for (position, given) in addresses.enumerated()
+        where Self.offsetLeavesTheAddressSpace(given, offsets: offsets, textBase: image.textBase) {
             result.answers[position] = .init(status: .notFound, offset: given, lookupAddress: nil, functionStart: nil, frames: 0..<0)
         }
         try checkAfterBatch(index, image, count: addresses.count)
@@ -190,7 +198,8 @@ extension BuildSymbolizer {
         guard let image = image(at: index, checkingUnits: false) else { throw openFailures[index]! }
         let lookupAddresses = offsets ? addresses.map { image.textBase &+ $0 } : addresses
         var raw = ParallelLookup.run(image, lookupAddresses, names: &names)
-        for (position, given) in addresses.enumerated() where offsets && given > UInt64.max - image.textBase {
+        for (position, given) in addresses.enumerated()
+        where Self.offsetLeavesTheAddressSpace(given, offsets: offsets, textBase: image.textBase) {
             raw[position] = RawLookup(source: .none, frames: [])
         }
         try checkAfterBatch(index, image, count: addresses.count)
