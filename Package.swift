@@ -29,6 +29,11 @@ let package = Package(
         // JSON strings and indentation for the parser.
         .target(name: "CPayloadKernels"),
         .target(name: "SystemIO"),
+        // The version `--version` prints: the release constant and the checkout's `git describe`,
+        // which the GitDescribe plugin writes into the build folder before every build (a
+        // build-time value reaches Swift code no other way without unsafe flags).
+        .plugin(name: "GitDescribe", capability: .buildTool()),
+        .target(name: "BuildInfo", plugins: ["GitDescribe"]),
         // libpq and libarchive, loaded when first used rather than at start-up (docs/speed.md).
         .target(name: "CLazyLibraries", dependencies: ["CLibpq", "CArchive"], linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "PayloadDecode", dependencies: ["CPayloadKernels", "SystemIO"]),
@@ -45,6 +50,7 @@ let package = Package(
             name: "PayloadTool",
             dependencies: [
                 "PayloadDecode", "StackSymbolize", "StackSignature", "RowStore", "SpeedReport", "SystemIO", "CArchive", "CLazyLibraries",
+                "BuildInfo",
             ]
         ),
         .executableTarget(name: "payload-tool", dependencies: ["PayloadTool", "SystemIO"]),
@@ -57,7 +63,7 @@ let package = Package(
         .testTarget(name: "StackSymbolizeTests", dependencies: ["StackSymbolize", "SymbolNames", "TestSupport"]),
         .testTarget(
             name: "PayloadToolTests",
-            dependencies: ["PayloadTool", "PayloadDecode", "StackSymbolize", "RowStore", "SpeedReport", "TestSupport"]),
+            dependencies: ["PayloadTool", "PayloadDecode", "StackSymbolize", "RowStore", "SpeedReport", "TestSupport", "BuildInfo"]),
         .testTarget(name: "StackSignatureTests", dependencies: ["StackSignature", "PayloadDecode", "StackSymbolize"]),
         .testTarget(name: "SpeedReportTests", dependencies: ["SpeedReport", "PayloadDecode", "StackSignature"]),
         .testTarget(name: "RowStoreTests", dependencies: ["RowStore", "PayloadDecode", "PayloadTool", "TestSupport"]),

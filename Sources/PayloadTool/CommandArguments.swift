@@ -7,19 +7,20 @@ struct UsageError: Error {
 
 /// A command line split into options and positional arguments, following argument-parser's
 /// conventions: `--` ends the options and `-` is a positional (standard input). Options take their
-/// value as `--name VALUE` or `--name=VALUE`; flags take none. Values are read back through the
-/// option's declaration, so each is parsed and checked by the option's own value parser.
+/// value as `--name VALUE` or `--name=VALUE`; flags take none. Any declared spelling is taken,
+/// single-dash ones included (`-o`, atos's `-arch`), and recorded under the option's name. Values
+/// are read back through the option's declaration, so each is parsed and checked by the option's
+/// own value parser.
 struct CommandArguments {
+    /// By option name (not the spelling given), every value in the order given.
     private(set) var values: [String: [String]] = [:]
     private(set) var flags: Set<String> = []
     private(set) var positionals: [String] = []
     private(set) var wantsHelp = false
-    /// How the command writes placeholders, for messages that quote an option's usage.
-    let style: PlaceholderStyle
 
-    init(_ arguments: [String], options: [OptionDeclaration], style: PlaceholderStyle = .upperCase) throws(UsageError) {
-        self.style = style
-        let byName = Dictionary(options.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    init(_ arguments: [String], options: [OptionDeclaration]) throws(UsageError) {
+        let byName = Dictionary(
+            options.flatMap { option in option.spellings.map { ($0, option) } }, uniquingKeysWith: { first, _ in first })
         var index = 0
         var optionsEnded = false
         while index < arguments.count {
@@ -48,7 +49,7 @@ struct CommandArguments {
             }
             if !option.takesValue {
                 if inlineValue != nil { throw UsageError(message: "Option '\(name)' takes no value.") }
-                flags.insert(name)
+                flags.insert(option.name)
                 continue
             }
             let value: String
@@ -59,10 +60,10 @@ struct CommandArguments {
                 value = arguments[index]
                 index += 1
             }
-            if !option.repeatable, values[name] != nil {
-                throw UsageError(message: "Option '\(name)' was given more than once.")
+            if !option.repeatable, values[option.name] != nil {
+                throw UsageError(message: "Option '\(option.name)' was given more than once.")
             }
-            values[name, default: []].append(value)
+            values[option.name, default: []].append(value)
         }
     }
 
@@ -91,12 +92,12 @@ struct CommandArguments {
         return parsed
     }
 
-    /// A usage error for a required option that is missing: `Missing expected argument '--db <url>'.`
+    /// A usage error for a required option that is missing: `Missing expected argument '--db URL'.`
     func missing(_ option: CommandOption<some Any>) -> UsageError {
-        UsageError(message: "Missing expected argument '\(option.declaration.synopsis(style))'.")
+        UsageError(message: "Missing expected argument '\(option.declaration.synopsis)'.")
     }
 
     private func context(_ declaration: OptionDeclaration) -> ValueContext {
-        ValueContext(name: declaration.name, synopsis: declaration.synopsis(style))
+        ValueContext(name: declaration.name, synopsis: declaration.synopsis)
     }
 }

@@ -6,6 +6,25 @@ struct PositionalArgument: Sendable {
     /// Upper-case style, like option placeholders (`FILE`).
     let placeholder: String
     let help: [String]
+    /// What a shell offers for it: read from the placeholder (`ValueCompletion.forPlaceholder`)
+    /// unless given.
+    var completion: ValueCompletion? = nil
+
+    var valueCompletion: ValueCompletion { completion ?? .forPlaceholder(placeholder) }
+}
+
+/// One exit status a command can end with, and what it means there.
+struct ExitStatus: Sendable {
+    let code: Int32
+    let meaning: String
+
+    init(_ code: Int32, _ meaning: String) {
+        self.code = code
+        self.meaning = meaning
+    }
+
+    /// 64, worded the same for every command.
+    static let usage = ExitStatus(PayloadTool.exitUsage, "Usage error: an unknown option, a refused value, a missing input.")
 }
 
 /// One piece of a usage line, naming declared options so the line cannot drift from them.
@@ -27,23 +46,50 @@ indirect enum UsageItem: Sendable {
 }
 
 /// Everything `--help` and the usage line say about a command. The OVERVIEW line and prose are
-/// written by hand; the usage line, ARGUMENTS and OPTIONS are made from the declarations.
+/// written by hand; the usage line, ARGUMENTS, OPTIONS and EXIT STATUS are made from the
+/// declarations, and so are the man page, the shell completions and docs/command-line.md.
 struct CommandDescription: Sendable {
     /// As typed after `payload-tool`: `rows`, `dsyms import`.
     let name: String
+    /// One line saying what the command does: the command list of `payload-tool --help`, the
+    /// man page and the shell completions show it.
+    let abstract: String
     /// `OVERVIEW: ...` and the paragraphs after it, up to (not including) the blank line before USAGE.
     let overview: String
     /// One line per way of calling the command.
     let usage: [[UsageItem]]
     let arguments: [PositionalArgument]
     let options: [OptionDeclaration]
-    /// Paragraphs after OPTIONS (exit statuses, what is printed), or `nil`.
+    /// Paragraphs after OPTIONS (what is printed, where), or `nil`.
     var epilogue: String? = nil
-    var style: PlaceholderStyle = .upperCase
+    /// Every status the command exits with (64, the usage error, included).
+    var exitStatuses: [ExitStatus]
 
-    /// Where the help text starts in the ARGUMENTS and OPTIONS sections.
+    /// Where the help text starts in the ARGUMENTS, OPTIONS and EXIT STATUS sections.
     static let helpColumn = 26
 
+    /// The OVERVIEW line (without `OVERVIEW: `) and the paragraphs after it, each joined into one
+    /// line: the man page's and docs/command-line.md's description, which the reader lays out.
+    var overviewParagraphs: [String] {
+        var paragraphs = Self.paragraphs(overview)
+        if let first = paragraphs.first, first.hasPrefix("OVERVIEW: ") { paragraphs[0] = String(first.dropFirst("OVERVIEW: ".count)) }
+        return paragraphs
+    }
+
+    /// The epilogue's paragraphs, each joined into one line.
+    var epilogueParagraphs: [String] { epilogue.map(Self.paragraphs) ?? [] }
+
+    /// Paragraphs (separated by blank lines) of hand-wrapped text, each joined into one line.
+    static func paragraphs(_ text: String) -> [String] {
+        text.components(separatedBy: "\n\n").map { paragraph in
+            paragraph.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        }
+    }
+
+    /// The usage forms, `payload-tool` and the command's name first.
+    var forms: [String] {
+        usage.map { items in (["payload-tool", name] + items.map(Self.render)).joined(separator: " ") }
+    }
     /// `Usage: payload-tool rows [--format json|jsonl|csv|sql] ... FILE...`, a line per form, the
     /// later ones aligned under the first.
     var usageLines: String {
@@ -54,30 +100,45 @@ struct CommandDescription: Sendable {
         var text = overview + "\n\nUSAGE: " + forms.joined(separator: "\n       ") + "\n\n"
         if !arguments.isEmpty {
             text += "ARGUMENTS:\n"
-            for argument in arguments { text += Self.entry(style.render(argument.placeholder), argument.help) }
+            for argument in arguments { text += Self.entry(argument.placeholder, argument.help) }
             text += "\n"
         }
         text += "OPTIONS:\n"
-        for option in options { text += Self.entry(option.synopsis(style), option.help) }
-        text += Self.entry("-h, --help", ["Show help information."])
+        for option in options { text += Self.entry(option.helpLabel, option.help) }
+        text += Self.entry(Self.helpOption.helpLabel, Self.helpOption.help)
         if let epilogue { text += "\n" + epilogue + "\n" }
+        text += "\nEXIT STATUS:\n"
+        for status in exitStatuses { text += Self.entry(String(status.code), Self.wrapped(status.meaning)) }
         return text
     }
 
-    private var forms: [String] {
-        usage.map { items in (["payload-tool", name] + items.map(render)).joined(separator: " ") }
+    /// `text` in lines of at most `width` characters, broken between words: exit statuses are
+    /// written as one sentence, and the help column leaves 70 of the 96 the hand-wrapped text uses.
+    static func wrapped(_ text: String, width: Int = 70) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty, line.count + 1 + word.count > width {
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
     }
 
-    private func render(_ item: UsageItem) -> String {
+    /// `-h, --help`, which every command takes (the parser answers it, not the command).
+    static let helpOption = CommandFlag("--help", aliases: ["-h"], help: ["Show help information."]).declaration
+
+    static func render(_ item: UsageItem) -> String {
         switch item {
-        case .optional(let option): "[\(option.synopsis(style))]" + (option.repeatable ? "..." : "")
-        case .required(let option): option.synopsis(style)
-        case .oneOf(let options): "[" + options.map { $0.synopsis(style) }.joined(separator: " | ") + "]"
-        case .optionalPair(let first, let second): "[\(first.synopsis(style)) [\(second.synopsis(style))]]"
+        case .optional(let option): "[\(option.synopsis)]" + (option.repeatable ? "..." : "")
+        case .required(let option): option.synopsis
+        case .oneOf(let options): "[" + options.map(\.synopsis).joined(separator: " | ") + "]"
+        case .optionalPair(let first, let second): "[\(first.synopsis) [\(second.synopsis)]]"
         case .positional(let argument, let optional, let repeating):
-            optional
-                ? "[\(style.render(argument.placeholder))\(repeating ? "..." : "")]"
-                : style.render(argument.placeholder) + (repeating ? "..." : "")
+            optional ? "[\(argument.placeholder)\(repeating ? "..." : "")]" : argument.placeholder + (repeating ? "..." : "")
         case .either(let sequences): "(" + sequences.map { $0.map(render).joined(separator: " ") }.joined(separator: " | ") + ")"
         case .word(let word): word
         }
@@ -85,7 +146,7 @@ struct CommandDescription: Sendable {
 
     /// `  --name VALUE            First line of help` and the further lines indented to the help
     /// column; a name too long for the column gets its help on the next line.
-    private static func entry(_ label: String, _ help: [String]) -> String {
+    static func entry(_ label: String, _ help: [String]) -> String {
         let indent = String(repeating: " ", count: helpColumn)
         var lines = help
         var text = "  " + label
@@ -138,7 +199,7 @@ enum CommandRunner {
     ) -> Int32 {
         let options: Command
         do throws(UsageError) {
-            let parsed = try CommandArguments(arguments, options: Command.description.options, style: Command.description.style)
+            let parsed = try CommandArguments(arguments, options: Command.description.options)
             if parsed.wantsHelp {
                 stdout.write(Command.description.help)
                 return PayloadTool.exitSuccess

@@ -1,8 +1,13 @@
-/// What a command says about one of its options, in one place: the name, the placeholder of its
-/// value, the help text, and whether it may repeat. The parser reads names from it, and the usage
-/// line and the OPTIONS section of `--help` are written from it, so the three cannot drift apart.
+/// What a command says about one of its options, in one place: the name and its other spellings,
+/// the placeholder of its value, the help text, and whether it may repeat. The parser reads names
+/// from it; the usage line, the OPTIONS section of `--help`, the man page, the shell completions and
+/// docs/command-line.md are written from it, so none of them can drift from the others.
 struct OptionDeclaration: Sendable {
+    /// The name usage lines and messages use (`--object`).
     let name: String
+    /// Other spellings the parser takes for the same option, as other tools spell it: atos's `-o`
+    /// and `-arch`, llvm-symbolizer's `--obj`. They are listed in help, man page and completions.
+    let aliases: [String]
     /// The value's placeholder as written with upper-case style (`FILE`, `N`, `json|csv`); `nil`
     /// for a flag, which takes no value.
     let placeholder: String?
@@ -10,33 +15,54 @@ struct OptionDeclaration: Sendable {
     /// text is laid out by hand, not re-wrapped).
     let help: [String]
     let repeatable: Bool
+    /// What a shell offers for the value (`ValueCompletion`).
+    let completion: ValueCompletion
 
     var takesValue: Bool { placeholder != nil }
 
-    /// `--name PLACEHOLDER` (or just `--name` for a flag), as usage and help show it.
-    func synopsis(_ style: PlaceholderStyle) -> String {
+    /// Every spelling: the single-dash ones (`-o`, `-arch`) first, then the name, then the other
+    /// double-dash ones (`--obj`), the order help and the man page list them in.
+    var spellings: [String] {
+        aliases.filter { !$0.hasPrefix("--") } + [name] + aliases.filter { $0.hasPrefix("--") }
+    }
+
+    /// `--name PLACEHOLDER` (or just `--name` for a flag), as usage lines and messages show it.
+    var synopsis: String {
         guard let placeholder else { return name }
-        return "\(name) \(style.render(placeholder))"
+        return "\(name) \(placeholder)"
+    }
+
+    /// `-o, --object, --obj PATH`: every spelling, as the OPTIONS section lists the option.
+    var helpLabel: String {
+        let names = spellings.joined(separator: ", ")
+        guard let placeholder else { return names }
+        return "\(names) \(placeholder)"
     }
 
     /// The same option with another help text, for a shared option whose meaning a command narrows
-    /// (`top --user` also filters `--db` rows): name, placeholder and parsing stay shared.
+    /// (`top --user` also filters `--db` rows): names, placeholder and parsing stay shared.
     func helping(_ help: [String]) -> OptionDeclaration {
-        OptionDeclaration(name: name, placeholder: placeholder, help: help, repeatable: repeatable)
+        OptionDeclaration(
+            name: name, aliases: aliases, placeholder: placeholder, help: help, repeatable: repeatable, completion: completion)
     }
 }
 
-/// How placeholders are written. Upper-case (`--count N`) is the house style; `load` writes
-/// argument-parser's `<n>` because its tests pin `USAGE: payload-tool load --db <url>` and its
-/// error messages name options as `'--batch-size <n>'`.
-enum PlaceholderStyle: Sendable {
-    case upperCase
-    case angleBrackets
+/// What a shell completes an option's value (or a positional argument) with. Read from the
+/// placeholder unless the declaration says otherwise: `FILE` and `PATH` are files, `DIR` and
+/// `ROOT` folders, a choice its words; anything else (`N`, `URL`, `UUID`) is left to the user.
+enum ValueCompletion: Sendable, Equatable {
+    case none
+    case files
+    case folders
+    case words([String])
+    /// The first words of payload-tool's commands (`help COMMAND`).
+    case commandNames
 
-    func render(_ placeholder: String) -> String {
-        switch self {
-        case .upperCase: placeholder
-        case .angleBrackets: "<\(placeholder.lowercased())>"
+    static func forPlaceholder(_ placeholder: String?) -> ValueCompletion {
+        switch placeholder {
+        case "FILE", "PATH": .files
+        case "DIR", "ROOT": .folders
+        default: .none
         }
     }
 }
@@ -48,12 +74,15 @@ struct CommandOption<Value>: Sendable {
 
     /// - Parameters:
     ///   - placeholder: defaults to the parser's (`on|off` for a choice of words).
+    ///   - aliases: other spellings of the option (`-o` for `--object`).
     init(
-        _ name: String, _ placeholder: String? = nil, parser: ValueParser<Value>, repeatable: Bool = false,
+        _ name: String, _ placeholder: String? = nil, aliases: [String] = [], parser: ValueParser<Value>, repeatable: Bool = false,
         help: [String]
     ) {
+        let shown = placeholder ?? parser.placeholder ?? "VALUE"
         declaration = OptionDeclaration(
-            name: name, placeholder: placeholder ?? parser.placeholder ?? "VALUE", help: help, repeatable: repeatable)
+            name: name, aliases: aliases, placeholder: shown, help: help, repeatable: repeatable,
+            completion: parser.words.map { .words($0) } ?? .forPlaceholder(shown))
         self.parser = parser
     }
 
@@ -80,8 +109,8 @@ struct CommandOption<Value>: Sendable {
 struct CommandFlag: Sendable {
     let declaration: OptionDeclaration
 
-    init(_ name: String, help: [String]) {
-        declaration = OptionDeclaration(name: name, placeholder: nil, help: help, repeatable: false)
+    init(_ name: String, aliases: [String] = [], help: [String]) {
+        declaration = OptionDeclaration(name: name, aliases: aliases, placeholder: nil, help: help, repeatable: false, completion: .none)
     }
 
     var name: String { declaration.name }

@@ -17,10 +17,10 @@ enum DebugFileArguments {
     static let symbols = CommandOption(
         "--symbols", "DIR", parser: .text, repeatable: true,
         help: [
-            "System images' symbol files (Xcode's iOS DeviceSupport/<version>/",
+            "System images' symbol files (Xcode's iOS DeviceSupport/VERSION/",
             "Symbols), searched by UUID for images without a debug file in the",
             "build's folder (repeatable; default: $YUI_SYSTEM_SYMBOLS, folders",
-            "separated by ':', else <ROOT>/system when it exists).",
+            "separated by ':', else ROOT/system when it exists).",
         ])
     static let appImage = CommandOption(
         "--app-image", "NAME", parser: .nonEmpty(.takesNonEmpty("an image name")), repeatable: true,

@@ -13,10 +13,11 @@ enum DsymsCommand {
 
     static let description = CommandDescription(
         name: "dsyms",
+        abstract: "List the debug files and UUIDs of a build.",
         overview: """
             OVERVIEW: List the debug files and UUIDs of a build, and the UUIDs of inputs that have none.
 
-            The store's rules (docs/symbolication.md, "The store"): <ROOT>/<build>/ folders named by build
+            The store's rules (docs/symbolication.md, "The store"): ROOT/BUILD/ folders named by build
             number (130.1 is 130; 'system' is the system symbols, never a build); one entry per UUID, a
             file with DWARF before one without; a frame's UUID is looked up in its build's folder, then in
             every other build, then in --symbols; an image the store knows is the app's.
@@ -29,7 +30,11 @@ enum DsymsCommand {
             [.word("import")] + DsymsImport.usage,
         ],
         arguments: [build, file],
-        options: [DebugFileArguments.dsyms.declaration, DebugFileArguments.symbols.declaration, json.declaration])
+        options: [DebugFileArguments.dsyms.declaration, DebugFileArguments.symbols.declaration, json.declaration],
+        exitStatuses: [
+            ExitStatus(0, "The build's files were listed and every input was read (UUIDs without a debug file are not failures)."),
+            ExitStatus(1, "The build's folder, a debug file or an input could not be read; the rest are still listed."), .usage,
+        ])
 
     struct Options: CommandOptions {
         static var description: CommandDescription { DsymsCommand.description }

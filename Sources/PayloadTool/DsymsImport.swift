@@ -6,7 +6,7 @@ import SystemIO
 /// `payload-tool dsyms import [--dsyms ROOT] [--build B] PATH...`: debug files from what Xcode and
 /// App Store Connect produce (`.xcarchive` bundles with their dSYMs and Products, App Store
 /// Connect's "Download dSYMs" zips, loose `.dSYM`s, `.app` and `.framework` bundles, Products
-/// folders), placed in the store under `<ROOT>/<build>/` and named by their UUIDs, by the store's
+/// folders), placed in the store under `ROOT/BUILD/` and named by their UUIDs, by the store's
 /// rules (docs/symbolication.md, "The store"):
 ///
 /// - one entry per UUID in a build: a file with DWARF replaces one without, a file without DWARF
@@ -39,11 +39,12 @@ enum DsymsImport {
 
     static let description = CommandDescription(
         name: "dsyms import",
+        abstract: "Put debug files into the store, by build and UUID.",
         overview: """
             OVERVIEW: Put debug files where symbolicate, top and dsyms look for them.
 
             Each Mach-O or ELF file with a UUID found in PATH (a dSYM's DWARF file, an app's or a
-            framework's binary) is copied to <ROOT>/<build>/, named by its UUIDs and image name, written
+            framework's binary) is copied to ROOT/BUILD/, named by its UUIDs and image name, written
             whole or not at all. The store's rules: one entry per UUID; a file with DWARF replaces one
             without, and one without DWARF never replaces one with it; importing again changes nothing.
             Frames are found by UUID in any build, so a framework's dSYM with its own version still names
@@ -52,9 +53,11 @@ enum DsymsImport {
         usage: [usage], arguments: [path], options: [DebugFileArguments.dsyms.declaration, build.declaration],
         epilogue: """
             Prints one line per debug file ('imported', 'unchanged', or 'kept' when the store's file has
-            DWARF and this one has none), then a summary. Exit status: 0 when nothing failed, 1 when
-            anything was refused or failed (the rest are still placed), 64 on a usage error.
-            """)
+            DWARF and this one has none), then a summary.
+            """,
+        exitStatuses: [
+            ExitStatus(0, "Nothing failed."), ExitStatus(1, "Something was refused or failed; the rest are still placed."), .usage,
+        ])
 
     struct Options: CommandOptions {
         static var description: CommandDescription { DsymsImport.description }

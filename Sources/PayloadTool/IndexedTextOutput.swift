@@ -19,11 +19,11 @@ enum IndexedTextOutput {
     /// Writes the answers of `batch`, in input order; returns the error to print when the index
     /// changed under the run (what was written before it changed was checked and stands).
     static func write(
-        batch: AddressBatch, frames: IndexedFrames, offsets: Bool, image: String, folded: Bool = false,
+        batch: AddressBatch, frames: IndexedFrames, shift: UInt64 = 0, offsets: Bool, image: String, folded: Bool = false,
         threads: Int = ProcessInfo.processInfo.activeProcessorCount, minimumForThreads: Int = minimumForThreads, blockSize: Int = blockSize,
         to stdout: inout some TextOutputStream
     ) -> SymbolizeError? {
-        let layout = Layout(image: image, offsets: offsets, folded: folded)
+        let layout = Layout(image: image, shift: shift, offsets: offsets, folded: folded)
         let total = batch.addresses.count
         var cache = IndexedFrames.Cache()
         var out = TextBytes()
@@ -70,13 +70,17 @@ enum IndexedTextOutput {
     struct Layout: Sendable {
         let image: String
         let imageColumn: [UInt8]
+        /// Subtracted from each given value before the lookup (`AddressForm.shift`: the load
+        /// address or the slide of runtime addresses); the address column keeps the value as given.
+        let shift: UInt64
         let offsets: Bool
         /// Folded stacks (`AnswerWriter.writeFolded`) instead of text lines.
         let folded: Bool
 
-        init(image: String, offsets: Bool, folded: Bool) {
+        init(image: String, shift: UInt64, offsets: Bool, folded: Bool) {
             self.image = image
             imageColumn = SymbolicateOutput.imageColumn(image)
+            self.shift = shift
             self.offsets = offsets
             self.folded = folded
         }
@@ -112,13 +116,15 @@ enum IndexedTextOutput {
                 out.append(UInt8(ascii: " "))
                 prefixMade = from..<out.count
             }
-            if BuildSymbolizer.offsetLeavesTheAddressSpace(given, offsets: layout.offsets, textBase: textBase) {
+            let value = given &- layout.shift
+            if BuildSymbolizer.offsetLeavesTheAddressSpace(value, offsets: layout.offsets, textBase: textBase) {
                 prefix()
                 SymbolicateOutput.appendUnsymbolicated(
-                    image: layout.image, address: given, offset: given, lookupAddress: nil, missingUUID: nil, into: &out)
+                    image: layout.image, address: given, offset: value, lookupAddress: nil, missingUUID: nil,
+                    signedOffsets: layout.shift != 0, into: &out)
                 continue
             }
-            let address = layout.offsets ? textBase &+ given : given
+            let address = layout.offsets ? textBase &+ value : value
             var written = false
             _ = frames.frames(at: address, cache: &cache) { frame, functionStart in
                 written = true
@@ -147,7 +153,7 @@ enum IndexedTextOutput {
         var names: [UInt8] = []
         var nameEnds: [Int] = []
         for index in block where batch.valid[index] {
-            let given = batch.addresses[index]
+            let given = batch.addresses[index] &- layout.shift
             names.removeAll(keepingCapacity: true)
             nameEnds.removeAll(keepingCapacity: true)
             let beyondTheEnd = BuildSymbolizer.offsetLeavesTheAddressSpace(given, offsets: layout.offsets, textBase: textBase)

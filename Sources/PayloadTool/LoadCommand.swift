@@ -39,9 +39,9 @@ enum LoadCommand {
         ])
     static let file = PositionalArgument(placeholder: "FILE", help: ["A payload dump or a row file; '-' reads standard input."])
 
-    /// `load` writes placeholders as `<url>`: its tests pin `USAGE: payload-tool load --db <url>`.
     static let description = CommandDescription(
         name: "load",
+        abstract: "Insert rows into PostgreSQL.",
         overview: """
             OVERVIEW: Insert rows into the yui_perf table of a PostgreSQL database.
 
@@ -62,11 +62,14 @@ enum LoadCommand {
             batchSize.declaration, timeout.declaration, createUsers.declaration,
         ],
         epilogue: """
-            Prints one line per input to standard output: '<file>: N rows: I inserted, D duplicate, R not stored',
-            and a total when there are several inputs. Exit status: 0 when every row is stored or was already
-            there, 1 when any row or input failed, 64 on a usage error.
+            Prints one line per input to standard output: 'FILE: N rows: I inserted, D duplicate, R not stored',
+            and a total when there are several inputs.
             """,
-        style: .angleBrackets)
+        exitStatuses: [
+            ExitStatus(0, "Every row is stored or was already there."),
+            ExitStatus(1, "A row or an input failed, or the database could not be reached; the other batches still load."),
+            .usage,
+        ])
 
     static let defaultBatchSize = 500
     static let defaultTimeout = 60
@@ -149,7 +152,7 @@ enum LoadCommand {
         let batchSize = try parsed.value(Self.batchSize) ?? defaultBatchSize
         let timeout = try parsed.value(Self.timeout) ?? defaultTimeout
         guard !parsed.positionals.isEmpty else {
-            throw UsageError(message: "Missing expected argument '\(description.style.render(file.placeholder)) ...'.")
+            throw UsageError(message: "Missing expected argument '\(file.placeholder) ...'.")
         }
         return Options(
             database: DatabaseURL(url), conversion: conversion, batchSize: batchSize, timeout: timeout,

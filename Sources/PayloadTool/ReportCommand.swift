@@ -65,6 +65,7 @@ struct ReportOptions: CommandOptions {
 
     static let description = CommandDescription(
         name: "report",
+        abstract: "The daily speed report, build against build.",
         overview: """
             OVERVIEW: The daily speed report: a build's intervals, hangs, hitches, memory, CPU, crashes
             and worst stacks, against the previous build with enough data.
@@ -96,7 +97,12 @@ struct ReportOptions: CommandOptions {
             DebugFileArguments.dsyms.declaration, DebugFileArguments.symbols.declaration,
             DebugFileArguments.appImage.declaration, DebugFileArguments.systemImage.declaration,
             DebugFileArguments.crashWeight.declaration,
-        ] + ConversionArguments.options(user: user.declaration).dropFirst())
+        ] + ConversionArguments.options(user: user.declaration).dropFirst(),
+        exitStatuses: [
+            ExitStatus(0, "Every input was read and every output written (also when no figure got worse)."),
+            ExitStatus(1, "An input, --db, a debug file or the --html page failed; the report of the rest is still printed."),
+            .usage,
+        ])
 
     var inputs: [String]
     var days = 1

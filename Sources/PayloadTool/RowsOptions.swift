@@ -25,6 +25,7 @@ struct RowsOptions: CommandOptions {
 
     static let description = CommandDescription(
         name: "rows",
+        abstract: "Convert payload dumps to yui_perf rows.",
         overview: """
             OVERVIEW: Convert MetricKit payload dumps to yui_perf rows.
 
@@ -39,9 +40,12 @@ struct RowsOptions: CommandOptions {
         arguments: [file],
         options: [format.declaration] + ConversionArguments.options() + [output.declaration, jobs.declaration],
         epilogue: """
-            Exit status: 0 all inputs converted, 1 some input failed (the rest were still converted),
-            64 usage error. Warnings and errors go to stderr, naming the file and the place.
-            """)
+            Warnings and errors go to stderr, naming the file and the place.
+            """,
+        exitStatuses: [
+            ExitStatus(0, "Every input was converted."),
+            ExitStatus(1, "Some input failed; the rest were still converted and written."), .usage,
+        ])
 
     var format: RowFormat
     var conversion: ConversionOptions

@@ -6,19 +6,38 @@ import SystemIO
 
 /// `symbolicate --object PATH`: addresses in one debug file, looked up as given.
 enum SymbolicateObject {
+    /// What `symbolicate --object` was asked: the debug file, the slice, what the values are and
+    /// how answers are written.
+    struct Request {
+        var object: String
+        var uuid: String?
+        var arch: String?
+        var form: AddressForm
+        var demangles: Bool
+        var indexFolder: String?
+        var format: SymbolicateCommand.Format
+
+        /// Whether answers may come straight from the index's or the walk's bytes, which carry only
+        /// simplified names: text and folded output with demangled names.
+        var writesSimplifiedNames: Bool { demangles && (format == .text || format == .folded) }
+    }
+
     static func run(
-        object: String, uuid: String?, offsets: Bool, indexFolder: String?, addressArguments: [String], stdin: FileHandle,
-        format: SymbolicateCommand.Format, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
+        _ request: Request, addressArguments: [String], stdin: FileHandle, stdout: inout some TextOutputStream,
+        stderr: inout some TextOutputStream
     ) -> Int32 {
+        let format = request.format
+        let (shift, offsets) = request.form.shift
+        let signedOffsets = offsets && shift != 0
         // With an index, standard input is read on a second thread while this one opens the debug
         // file and the index (checking every byte of it): reading a million addresses and opening
         // were both done before the first answer, one after the other. Messages keep their order.
         var opened: OpenedIndex?
         let batch: AddressBatch
         let progress = ProgressLine.forSlowWork()
-        if indexFolder != nil, format != .json, addressArguments.isEmpty {
+        if request.indexFolder != nil, request.writesSimplifiedNames, addressArguments.isEmpty {
             let reading = SecondThread { AddressBatch.gather(arguments: [], stdin: stdin) }
-            opened = OpenedIndex(object: object, uuid: uuid, indexFolder: indexFolder, progress: progress.show)
+            opened = OpenedIndex(request, progress: progress.show)
             batch = reading.join()
         } else {
             batch = AddressBatch.gather(arguments: addressArguments, stdin: stdin)
@@ -38,7 +57,9 @@ enum SymbolicateObject {
         let lookups: DistinctAddresses
         let symbolizer: BuildSymbolizer
         do {
-            symbolizer = try opened?.symbolizer.get() ?? BuildSymbolizer(debugFiles: DebugFileStore.objectPaths(object), indexFolder: indexFolder)
+            symbolizer =
+                try opened?.symbolizer.get()
+                ?? BuildSymbolizer(debugFiles: DebugFileStore.objectPaths(request.object), indexFolder: request.indexFolder)
             symbolizer.progress = progress.show
             for problem in symbolizer.problems {
                 stderr.write("error: \(problem)\n")
@@ -46,16 +67,20 @@ enum SymbolicateObject {
             }
             guard !symbolizer.debugFiles.isEmpty else {
                 // A folder without debug files, a FIFO, /dev/zero: say so rather than "has 0 slices".
-                stderr.write("error: \(object): no debug file (Mach-O, .dSYM bundle or ELF) found\n")
+                stderr.write("error: \(request.object): no debug file (Mach-O, .dSYM bundle or ELF) found\n")
                 return PayloadTool.exitFailure
             }
-            let indexed = format == .json ? nil : try opened?.frames?.get() ?? symbolizer.indexedFrames(uuid: uuid)
+            let uuid = try SliceChoice.uuid(given: request.uuid, arch: request.arch, files: symbolizer.debugFiles)
+            if request.form == .fileAddress, let hint = slidHint(batch, uuid: uuid, files: symbolizer.debugFiles) {
+                stderr.write(hint)
+            }
+            let indexed = request.writesSimplifiedNames ? try opened?.frames?.get() ?? symbolizer.indexedFrames(uuid: uuid) : nil
             Self.writeWarnings(of: symbolizer, progress: progress, to: &stderr)
             if let indexed {
                 progress.erase()
                 let image = (indexed.debugFile as NSString).lastPathComponent
                 if let problem = IndexedTextOutput.write(
-                    batch: batch, frames: indexed, offsets: offsets, image: image, folded: format == .folded, to: &stdout)
+                    batch: batch, frames: indexed, shift: shift, offsets: offsets, image: image, folded: format == .folded, to: &stdout)
                 {
                     stderr.write("error: \(problem)\n")
                     return PayloadTool.exitFailure
@@ -63,16 +88,21 @@ enum SymbolicateObject {
                 return failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
             }
             lookups = DistinctAddresses(batch)
-            symbolizer.makesFullNames = format == .json
-            if format == .text, let direct = try symbolizer.lookupForText(addresses: lookups.distinct, uuid: uuid, offsets: offsets) {
+            // Values as the symbolizer takes them: file addresses, or offsets from the text base.
+            let values = shift == 0 ? lookups.distinct : lookups.distinct.map { $0 &- shift }
+            symbolizer.makesFullNames = format == .json || (format == .atos && request.demangles)
+            if format == .text, request.demangles,
+                let direct = try symbolizer.lookupForText(addresses: values, uuid: uuid, offsets: offsets)
+            {
                 progress.erase()
                 // The debug file's own name is the image's (`YuiApp.app.dSYM/.../DWARF/YuiApp` → `YuiApp`).
                 var writer = AnswerWriter(batch: batch, lookups: lookups, direct: direct, image: (direct.debugFile as NSString).lastPathComponent)
+                writer.signedOffsets = signedOffsets
                 writer.writeText(to: &stdout)
                 Self.lastBatch.withLock { $0 = KeptBatch(writer: writer, symbolizer: symbolizer) }
                 return failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
             }
-            answers = try symbolizer.lookup(addresses: lookups.distinct, uuid: uuid, offsets: offsets)
+            answers = try symbolizer.lookup(addresses: values, uuid: uuid, offsets: offsets)
             Self.writeWarnings(of: symbolizer, progress: progress, to: &stderr)
             progress.erase()
         } catch {
@@ -81,12 +111,16 @@ enum SymbolicateObject {
             return PayloadTool.exitFailure
         }
         // The debug file's own name is the image's (`YuiApp.app.dSYM/.../DWARF/YuiApp` → `YuiApp`).
-        let image = answers.first?.debugFile.map { ($0 as NSString).lastPathComponent } ?? (object as NSString).lastPathComponent
+        let image =
+            answers.first?.debugFile.map { ($0 as NSString).lastPathComponent } ?? (request.object as NSString).lastPathComponent
         var writer = AnswerWriter(batch: batch, lookups: lookups, answers: answers, image: image)
+        writer.signedOffsets = signedOffsets
+        let names: SymbolicateOutput.Names = request.demangles ? .simplified : .stored
         switch format {
         case .json: writer.writeJSON(to: &stdout)
-        case .folded: writer.writeFolded(to: &stdout)
-        case .text: writer.writeText(to: &stdout)
+        case .folded: writer.writeFolded(names: names, to: &stdout)
+        case .text: writer.writeText(names: names, to: &stdout)
+        case .atos: writer.writeAtos(demangles: request.demangles, to: &stdout)
         }
         // The answers are kept until the next batch rather than freed here: the command's process
         // ends right after, and tearing down tens of thousands of frames and strings that exit
@@ -95,6 +129,22 @@ enum SymbolicateObject {
         // symbolizer: its decoded units, names and open files were another 2.5% (swift-help).
         Self.lastBatch.withLock { $0 = KeptBatch(writer: writer, symbolizer: symbolizer) }
         return failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
+    }
+
+    /// The line that says an address lies past the image, once per run: an address as a crash
+    /// report or MetricKit gives it is slid by ASLR, and looked up as given it names nothing.
+    /// Only addresses a process could run at count (below 2^47, the top of user space on arm64
+    /// and x86_64): 0xffffffffffffffff is no runtime address either.
+    static func slidHint(_ batch: AddressBatch, uuid: String?, files: [DebugFileInfo]) -> String? {
+        guard let extent = SliceChoice.extent(uuid: uuid, files: files),
+            let past = batch.addresses.indices.first(where: { index in
+                batch.valid[index] && batch.addresses[index] >= extent.upperBound && batch.addresses[index] < 1 << 47
+            })
+        else { return nil }
+        let image = SymbolicateOutput.baseName(files[0].path)
+        return "hint: \(SymbolicateOutput.hex(batch.addresses[past])) lies past \(image) (\(SymbolicateOutput.hex(extent.lowerBound))"
+            + "..<\(SymbolicateOutput.hex(extent.upperBound))); for a runtime address give the image's load address"
+            + " (-l ADDRESS) or its slide (-s OFFSET)\n"
     }
 
     private static let lastBatch = Mutex<KeptBatch?>(nil)
@@ -120,9 +170,9 @@ enum SymbolicateObject {
         /// nil when the steps before it did not get this far (then `run` takes it step by step).
         let frames: Result<IndexedFrames?, SymbolizeError>?
 
-        init(object: String, uuid: String?, indexFolder: String?, progress: @escaping (String) -> Void) {
+        init(_ request: Request, progress: @escaping (String) -> Void) {
             symbolizer = Result { () throws(SymbolizeError) in
-                try BuildSymbolizer(debugFiles: DebugFileStore.objectPaths(object), indexFolder: indexFolder)
+                try BuildSymbolizer(debugFiles: DebugFileStore.objectPaths(request.object), indexFolder: request.indexFolder)
             }
             // Problems are reported before the index is opened, as step by step.
             guard case .success(let opened) = symbolizer, !opened.debugFiles.isEmpty, opened.problems.isEmpty else {
@@ -130,7 +180,9 @@ enum SymbolicateObject {
                 return
             }
             opened.progress = progress
-            frames = Result { () throws(SymbolizeError) in try opened.indexedFrames(uuid: uuid) }
+            frames = Result { () throws(SymbolizeError) in
+                try opened.indexedFrames(uuid: SliceChoice.uuid(given: request.uuid, arch: request.arch, files: opened.debugFiles))
+            }
         }
     }
 
@@ -396,6 +448,8 @@ struct AnswerWriter {
     let lookups: DistinctAddresses
     let answers: [SymbolicatedFrame]
     let image: String
+    /// The values are runtime addresses (`-l`): an offset past 2^63 lies below the load address.
+    var signedOffsets = false
     private var arena: [UInt8] = []
     private var spans: [Range<Int>] = []
     private var pieces: [Int] = [0]
@@ -441,7 +495,7 @@ struct AnswerWriter {
         SymbolicateOutput.jsonField("function_start", answer.functionStart.map(SymbolicateOutput.hex), into: &head)
         var tail = ""
         SymbolicateOutput.jsonField("lookup_address", answer.lookupAddress.map(SymbolicateOutput.hex), into: &tail)
-        SymbolicateOutput.jsonField("status", answer.status.rawValue, into: &tail)
+        SymbolicateOutput.jsonField("status", SymbolicateOutput.jsonStatus(answer.status), into: &tail)
         return (head, tail + "}")
     }
 
@@ -496,11 +550,11 @@ struct AnswerWriter {
         out.flush(into: &stdout)
     }
 
-    mutating func writeFolded(to stdout: inout some TextOutputStream) {
+    mutating func writeFolded(names: SymbolicateOutput.Names = .simplified, to stdout: inout some TextOutputStream) {
         // The output buffer is the call's own: the writer, kept after the batch, holds answers only.
         var out = ByteOutput()
         for answer in answers {
-            keep(SymbolicateOutput.foldedNames(image: image, frame: answer).joined(separator: ";") + " 1\n")
+            keep(SymbolicateOutput.foldedNames(image: image, frame: answer, names: names).joined(separator: ";") + " 1\n")
             pieces.append(spans.count)
         }
         for index in batch.addresses.indices where lookups.slots[index] >= 0 {
@@ -510,7 +564,30 @@ struct AnswerWriter {
         out.flush(into: &stdout)
     }
 
-    mutating func writeText(to stdout: inout some TextOutputStream) {
+    /// atos's lines (`SymbolicateOutput.atosLines`), answer after answer in input order; an input
+    /// that is no address is written back as given (its error is on standard error).
+    mutating func writeAtos(demangles: Bool, to stdout: inout some TextOutputStream) {
+        var out = ByteOutput()
+        var formatted: [String?] = Array(repeating: nil, count: answers.count)
+        for index in batch.addresses.indices {
+            let slot = Int(lookups.slots[index])
+            if slot < 0 {
+                out.append(batch.text(index) + "\n")
+            } else if let known = formatted[slot] {
+                out.append(known)
+            } else {
+                let lines = SymbolicateOutput.atosLines(input: batch.text(index), image: image, frame: answers[slot], demangles: demangles)
+                // An address nothing was found at is written back as given, so only the others are
+                // the same for every spelling of the address.
+                if !answers[slot].frames.isEmpty { formatted[slot] = lines }
+                out.append(lines)
+            }
+            out.flushIfFull(into: &stdout)
+        }
+        out.flush(into: &stdout)
+    }
+
+    mutating func writeText(names: SymbolicateOutput.Names = .simplified, to stdout: inout some TextOutputStream) {
         // The output buffer is the call's own: the writer, kept after the batch, holds answers only.
         var out = ByteOutput()
         var sink = out.bytes
@@ -544,11 +621,11 @@ struct AnswerWriter {
             if let direct {
                 SymbolicateOutput.appendTextLines(
                     imageColumn: imageColumn, image: image, address: lookups.distinct[slot], answer: direct.answers[slot],
-                    frames: frames, text: text, indexColumn: indexColumn, into: &target, lineEnds: &lineEnds)
+                    frames: frames, text: text, indexColumn: indexColumn, signedOffsets: signedOffsets, into: &target, lineEnds: &lineEnds)
             } else {
                 SymbolicateOutput.appendTextLines(
-                    imageColumn: imageColumn, image: image, address: lookups.distinct[slot], frame: answers[slot], indexColumn: indexColumn,
-                    into: &target, lineEnds: &lineEnds)
+                    imageColumn: imageColumn, image: image, address: lookups.distinct[slot], frame: answers[slot], names: names,
+                    indexColumn: indexColumn, signedOffsets: signedOffsets, into: &target, lineEnds: &lineEnds)
             }
         }
         let frames = direct?.frames ?? []

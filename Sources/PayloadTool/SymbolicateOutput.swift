@@ -7,6 +7,33 @@ import StackSymbolize
 enum SymbolicateOutput {
     static func hex(_ value: UInt64) -> String { "0x" + String(value, radix: 16) }
 
+    /// Which of a frame's names text and folded output print.
+    enum Names {
+        /// `Type.member` (`SourceFrame.simplifiedName`), the default.
+        case simplified
+        /// The name as the debug file stores it, mangled (`--no-demangle`): the linkage name, else
+        /// the plain name.
+        case stored
+
+        func of(_ source: SourceFrame) -> String {
+            switch self {
+            case .simplified: source.simplifiedName
+            case .stored: source.linkageName ?? source.function
+            }
+        }
+    }
+
+    /// A status as JSON writes it, in snake_case like every key (JSON format 2; format 1 wrote the
+    /// Swift case names, `missingDebugFile`). docs/command-line.md, "JSON format".
+    static func jsonStatus(_ status: SymbolicatedFrame.Status) -> String {
+        switch status {
+        case .symbolicated: "symbolicated"
+        case .symbolTable: "symbol_table"
+        case .missingDebugFile: "missing_debug_file"
+        case .notFound: "not_found"
+        }
+    }
+
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// `0x%016llx` without Foundation's formatter (it showed in batch profiles).
@@ -35,10 +62,11 @@ enum SymbolicateOutput {
 
     /// `0   YuiApp    0x0000000100004f20 YuiLines.parse + 32 (YuiLines.swift:42)`, one line per
     /// source frame (inlined ones marked), or `image + offset` with the reason when unsymbolicated.
-    static func textLines(index: Int, image: String, address: UInt64, frame: SymbolicatedFrame) -> String {
+    static func textLines(index: Int, image: String, address: UInt64, frame: SymbolicatedFrame, names: Names = .simplified) -> String {
         var bytes: [UInt8] = []
         var lineEnds: [Int] = []
-        appendTextLines(imageColumn: imageColumn(image), image: image, address: address, frame: frame, into: &bytes, lineEnds: &lineEnds)
+        appendTextLines(
+            imageColumn: imageColumn(image), image: image, address: address, frame: frame, names: names, into: &bytes, lineEnds: &lineEnds)
         let indexColumn = padded(String(index), 4)
         var text = ""
         var start = 0
@@ -58,15 +86,15 @@ enum SymbolicateOutput {
     /// `--object` writes per occurrence), to `out`, and where each line ends to `lineEnds`. Bytes
     /// straight into the buffer: a String per piece was most of a warm run's time.
     static func appendTextLines(
-        imageColumn: [UInt8], image: String, address: UInt64, frame: SymbolicatedFrame, indexColumn: Int? = nil, into out: inout some ByteSink,
-        lineEnds: inout [Int]
+        imageColumn: [UInt8], image: String, address: UInt64, frame: SymbolicatedFrame, names: Names = .simplified, indexColumn: Int? = nil,
+        signedOffsets: Bool = false, into out: inout some ByteSink, lineEnds: inout [Int]
     ) {
         appendAnswerLines(
             imageColumn: imageColumn, image: image, address: address, offset: frame.request.offset, lookupAddress: frame.lookupAddress,
             missingUUID: frame.status == .missingDebugFile ? frame.request.uuid ?? "(none)" : nil, frameCount: frame.frames.count,
-            indexColumn: indexColumn, into: &out, lineEnds: &lineEnds
+            indexColumn: indexColumn, signedOffsets: signedOffsets, into: &out, lineEnds: &lineEnds
         ) { position, out in
-            appendSourceText(frame.frames[position], of: frame, into: &out)
+            appendSourceText(frame.frames[position], of: frame, names: names, into: &out)
         }
     }
 
@@ -74,11 +102,12 @@ enum SymbolicateOutput {
     /// paths are bytes of `text` (`DirectAnswers.text`).
     static func appendTextLines(
         imageColumn: [UInt8], image: String, address: UInt64, answer: DirectAnswers.Answer, frames: UnsafeBufferPointer<DirectAnswers.Frame>,
-        text: UnsafeRawBufferPointer, indexColumn: Int? = nil, into out: inout some ByteSink, lineEnds: inout [Int]
+        text: UnsafeRawBufferPointer, indexColumn: Int? = nil, signedOffsets: Bool = false, into out: inout some ByteSink, lineEnds: inout [Int]
     ) {
         appendAnswerLines(
             imageColumn: imageColumn, image: image, address: address, offset: answer.offset, lookupAddress: answer.lookupAddress,
-            missingUUID: nil, frameCount: answer.frames.count, indexColumn: indexColumn, into: &out, lineEnds: &lineEnds
+            missingUUID: nil, frameCount: answer.frames.count, indexColumn: indexColumn, signedOffsets: signedOffsets, into: &out,
+            lineEnds: &lineEnds
         ) { position, out in
             let frame = frames[Int(answer.frames.lowerBound) + position]
             appendFrameText(
@@ -94,7 +123,8 @@ enum SymbolicateOutput {
     /// it is given.
     private static func appendAnswerLines<Sink: ByteSink>(
         imageColumn: [UInt8], image: String, address: UInt64, offset: UInt64, lookupAddress: UInt64?, missingUUID: String?,
-        frameCount: Int, indexColumn: Int?, into out: inout Sink, lineEnds: inout [Int], appendFrame: (Int, inout Sink) -> Void
+        frameCount: Int, indexColumn: Int?, signedOffsets: Bool, into out: inout Sink, lineEnds: inout [Int],
+        appendFrame: (Int, inout Sink) -> Void
     ) {
         func prefix() {
             if let indexColumn { appendIndexColumn(indexColumn, into: &out) }
@@ -105,7 +135,8 @@ enum SymbolicateOutput {
         if frameCount == 0 {
             prefix()
             appendUnsymbolicated(
-                image: image, address: address, offset: offset, lookupAddress: lookupAddress, missingUUID: missingUUID, into: &out)
+                image: image, address: address, offset: offset, lookupAddress: lookupAddress, missingUUID: missingUUID,
+                signedOffsets: signedOffsets, into: &out)
             lineEnds.append(out.count)
             return
         }
@@ -117,8 +148,8 @@ enum SymbolicateOutput {
     }
 
     /// One source frame's text (`appendFrameText`), the frame lent rather than copied.
-    private static func appendSourceText(_ source: SourceFrame, of frame: SymbolicatedFrame, into out: inout some ByteSink) {
-        var name = source.simplifiedName
+    private static func appendSourceText(_ source: SourceFrame, of frame: SymbolicatedFrame, names: Names, into out: inout some ByteSink) {
+        var name = names.of(source)
         name.withUTF8 { name in
             withUTF8(source.file) { file in
                 appendFrameText(
@@ -164,13 +195,16 @@ enum SymbolicateOutput {
 
     /// The line of an address nothing was found at, after the address column: `image + offset`
     /// and why (`missingUUID`: no debug file for that UUID; else no symbol at the lookup address).
+    /// With `signedOffsets` (runtime addresses, `-l`), an offset past 2^63 is one below the load
+    /// address: `image - 4096`.
     static func appendUnsymbolicated(
-        image: String, address: UInt64, offset: UInt64, lookupAddress: UInt64?, missingUUID: String?, into out: inout some ByteSink
+        image: String, address: UInt64, offset: UInt64, lookupAddress: UInt64?, missingUUID: String?, signedOffsets: Bool = false,
+        into out: inout some ByteSink
     ) {
         // Bytes, not an interpolated String: a batch of addresses in a stripped region has many.
         // An address below the image's text base (atos mode) has a negative offset: the offset
         // wrapped past the address itself.
-        let isBelowBase = lookupAddress.map { offset > $0 } ?? false
+        let isBelowBase = lookupAddress.map { offset > $0 } ?? (signedOffsets && Int64(bitPattern: offset) < 0)
         var image = image
         image.withUTF8 { out.append(bytes: UnsafeRawBufferPointer($0)) }
         out.append(isBelowBase ? " - " : " + ")
@@ -238,9 +272,28 @@ enum SymbolicateOutput {
     }
 
     /// Folded-stack names of one frame, outermost first.
-    static func foldedNames(image: String, frame: SymbolicatedFrame) -> [String] {
+    static func foldedNames(image: String, frame: SymbolicatedFrame, names: Names = .simplified) -> [String] {
         if frame.frames.isEmpty { return ["\(image)+\(hex(frame.request.offset))"] }
-        return frame.frames.reversed().map { $0.simplifiedName.replacingOccurrences(of: ";", with: ",") }
+        return frame.frames.reversed().map { names.of($0).replacingOccurrences(of: ";", with: ",") }
+    }
+
+    /// atos's lines for one answer, innermost frame first: `function (in image) (file:line)`, or
+    /// `function (in image) + N` (N from the function's start) where no line is known; an address
+    /// nothing was found at is written back as given, `0x104a00e30 (in image)`, as atos does.
+    static func atosLines(input: String, image: String, frame: SymbolicatedFrame, demangles: Bool) -> String {
+        guard !frame.frames.isEmpty else { return "\(input) (in \(image))\n" }
+        var text = ""
+        for source in frame.frames {
+            text += demangles ? source.function : source.linkageName ?? source.function
+            text += " (in \(image))"
+            if let file = source.file {
+                text += " (\(baseName(file)):\(source.line ?? 0))"
+            } else if !source.isInlined, let start = frame.functionStart, let lookup = frame.lookupAddress, lookup >= start {
+                text += " + \(lookup - start)"
+            }
+            text += "\n"
+        }
+        return text
     }
 
     struct JSONSource: Codable {

@@ -18,10 +18,13 @@ enum SymbolicateStacks {
     struct JSONStack: Codable {
         var app_build: Int
         var build_folder: String?
+        /// A crash's Mach exception type and signal, when its payload dump has them (`CrashCause`).
+        var exception_type: String?
         var frames: [JSONFrame]
         var kind: String
         var name: String
         var row_key: String
+        var signal: String?
     }
 
     /// The requests of one row's stack: frame 0 is the interrupted instruction, the rest return addresses.
@@ -43,15 +46,16 @@ enum SymbolicateStacks {
         var diagnostics: [InputDiagnostic] = []
         for input in inputs {
             var rows: [Row] = []
+            var causes: [String: CrashCause] = [:]
             let ok = RowSource.readRows(
                 path: input, options: ConversionOptions(), standardInput: stdin,
-                report: { diagnostics.append($0) }, emit: { rows.append($0) })
+                report: { diagnostics.append($0) }, emit: { rows.append($0) }, crashCause: { causes[$0.row_key] = $1 })
             for diagnostic in diagnostics { messages.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") }
             diagnostics.removeAll()
             if !ok { run.failed = true }
             for row in rows {
                 guard let stack = row.stack, !stack.isEmpty else { continue }
-                run.symbolicate(row, stack: stack, stdout: &stdout, stderr: &messages)
+                run.symbolicate(row, stack: stack, cause: causes[row.row_key], stdout: &stdout, stderr: &messages)
             }
         }
         progress.erase()
@@ -125,7 +129,7 @@ struct StackRun {
     }
 
     mutating func symbolicate(
-        _ row: Row, stack: [StackFrame], stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
+        _ row: Row, stack: [StackFrame], cause: CrashCause? = nil, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
     ) {
         let buildName = build ?? String(row.app_build)
         let (symbolizer, folder) = symbolizer(for: buildName, stderr: &stderr)
@@ -144,21 +148,24 @@ struct StackRun {
                 stderr.write(message + "\n")
             }
         }
-        write(row, answers: answers, folder: folder, stdout: &stdout)
+        write(row, answers: answers, folder: folder, cause: cause, stdout: &stdout)
         stackCount += 1
     }
 
     private mutating func write(
-        _ row: Row, answers: [SymbolicatedFrame], folder: String?, stdout: inout some TextOutputStream
+        _ row: Row, answers: [SymbolicatedFrame], folder: String?, cause: CrashCause?, stdout: inout some TextOutputStream
     ) {
         switch format {
-        case .text:
+        case .text, .atos:
             if stackCount > 0 { stdout.write("\n") }
-            stdout.write("\(row.name) \(row.row_key) build \(row.app_build) (\(row.period_start))\n")
+            // A crash names what ended it where the payload says (`crash ... : EXC_BAD_ACCESS (SIGSEGV)`).
+            let what = cause.map { ": " + $0.description } ?? ""
+            stdout.write("\(row.name) \(row.row_key) build \(row.app_build) (\(row.period_start))\(what)\n")
             for (index, answer) in answers.enumerated() {
                 let image = answer.request.image ?? "???"
-                let address = answer.lookupAddress ?? answer.request.offset
-                stdout.write(SymbolicateOutput.textLines(index: index, image: image, address: address, frame: answer))
+                // The address column is the frame's offset into its image as the row gives it, on
+                // every frame: named or not, return address or not (docs/command-line.md).
+                stdout.write(SymbolicateOutput.textLines(index: index, image: image, address: answer.request.offset, frame: answer))
             }
         case .json:
             // One stack at a time: the output never holds every stack of a large input.
@@ -166,14 +173,14 @@ struct StackRun {
             stdout.write(
                 SymbolicateOutput.encodeCompact(
                     SymbolicateStacks.JSONStack(
-                        app_build: row.app_build, build_folder: folder,
+                        app_build: row.app_build, build_folder: folder, exception_type: cause?.exceptionTypeName,
                         frames: answers.enumerated().map { index, answer in
                             SymbolicateStacks.JSONFrame(
                                 debug_file: answer.debugFile, image: answer.request.image, index: index,
                                 lookup_address: answer.lookupAddress.map(SymbolicateOutput.hex), offset: answer.request.offset,
-                                status: answer.status.rawValue, symbols: answer.frames.map(SymbolicateOutput.JSONSource.init),
+                                status: SymbolicateOutput.jsonStatus(answer.status), symbols: answer.frames.map(SymbolicateOutput.JSONSource.init),
                                 uuid: answer.request.uuid)
-                        }, kind: row.kind.rawValue, name: row.name, row_key: row.row_key)))
+                        }, kind: row.kind.rawValue, name: row.name, row_key: row.row_key, signal: cause?.signalName)))
         case .folded:
             let line = answers.reversed().flatMap { answer in
                 SymbolicateOutput.foldedNames(image: answer.request.image ?? "???", frame: answer)
@@ -188,7 +195,7 @@ struct StackRun {
         switch format {
         case .json: stdout.write(stackCount == 0 ? "[]\n" : "]\n")
         case .folded: for line in foldedOrder { stdout.write("\(line) \(folded[line]!)\n") }
-        case .text: break
+        case .text, .atos: break
         }
     }
 }

@@ -32,6 +32,7 @@ struct TopOptions {
 
     static let description = CommandDescription(
         name: "top",
+        abstract: "List the heaviest hang and crash signatures per build.",
         overview: """
             OVERVIEW: List the heaviest hang and crash signatures per build.
 
@@ -60,6 +61,10 @@ struct TopOptions {
             DebugFileArguments.appImage.declaration, DebugFileArguments.systemImage.declaration, DebugFileArguments.symbols.declaration,
             DebugFileArguments.crashWeight.declaration, DebugFileArguments.index.declaration,
             DebugFileArguments.indexFolder.declaration, user.declaration, database.declaration, json.declaration, folded.declaration,
+        ],
+        exitStatuses: [
+            ExitStatus(0, "Every input was read (frames without a debug file are ranked by image and offset)."),
+            ExitStatus(1, "An input, --db or a debug file failed; the rest are still ranked and printed."), .usage,
         ])
 
     var inputs: [String]

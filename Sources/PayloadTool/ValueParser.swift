@@ -8,13 +8,16 @@ import StackSymbolize
 struct ValueParser<Value>: Sendable {
     /// The placeholder an option gets when it declares none (the words of a choice: `on|off`).
     let placeholder: String?
+    /// The words the parser accepts, when it takes only a few (a choice): shells complete them.
+    let words: [String]?
     private let parseText: @Sendable (_ text: String, _ option: ValueContext) throws(UsageError) -> Value
 
     init(
-        placeholder: String? = nil,
+        placeholder: String? = nil, words: [String]? = nil,
         _ parse: @escaping @Sendable (_ text: String, _ option: ValueContext) throws(UsageError) -> Value
     ) {
         self.placeholder = placeholder
+        self.words = words
         parseText = parse
     }
 
@@ -24,16 +27,16 @@ struct ValueParser<Value>: Sendable {
 
     /// A parser that accepts what `convert` turns into a value and refuses the rest with `refusal`.
     static func accepting(
-        placeholder: String? = nil, refusal: Refusal, _ convert: @escaping @Sendable (String) -> Value?
+        placeholder: String? = nil, words: [String]? = nil, refusal: Refusal, _ convert: @escaping @Sendable (String) -> Value?
     ) -> ValueParser<Value> {
-        ValueParser(placeholder: placeholder) { text, option throws(UsageError) in
+        ValueParser(placeholder: placeholder, words: words) { text, option throws(UsageError) in
             guard let value = convert(text) else { throw UsageError(message: refusal.message(text, option)) }
             return value
         }
     }
 }
 
-/// What a refusal names: the option, and how the command's usage writes it (`'--batch-size <n>'`).
+/// What a refusal names: the option, and how the usage line writes it (`'--batch-size N'`).
 struct ValueContext {
     let name: String
     let synopsis: String
@@ -48,7 +51,7 @@ enum Refusal: Sendable {
     case takes(String)
     /// `Option '--db' takes a PostgreSQL URL, not an empty string.` (for the empty string only)
     case takesNonEmpty(String)
-    /// `The value 'X' is invalid for '--batch-size <n>': a whole number from 1 to 100000.`
+    /// `The value 'X' is invalid for '--batch-size N': a whole number from 1 to 100000.`
     /// (argument-parser's wording, kept by `load`)
     case isInvalidFor(String)
     /// `Option '--uuid' needs a UUID, got 'X'.`
@@ -111,6 +114,25 @@ extension ValueParser where Value == Int {
     static var buildNumber: ValueParser<Int> { .integer(in: 0...Int.max, .takes("a build number such as 131")) }
 }
 
+extension ValueParser where Value == String {
+    /// A Mach-O architecture as atos and llvm-symbolizer name it (`arm64`, `arm64e`, `x86_64`).
+    static var architecture: ValueParser<String> {
+        .accepting(
+            words: SliceChoice.architectures,
+            refusal: .invalidValue(detail: " (\(SliceChoice.architectures.joined(separator: ", "))).")
+        ) { SliceChoice.architectures.contains($0) ? $0 : nil }
+    }
+}
+
+extension ValueParser where Value == UInt64 {
+    /// An address as atos and llvm-symbolizer read one: `0x`-prefixed hex or decimal, below 2^64.
+    static var address: ValueParser<UInt64> {
+        .accepting(refusal: .invalidValue(detail: ": an address (0x-prefixed hex or decimal).")) { text in
+            SymbolicateObject.parseAddress(ArraySlice(text.utf8))
+        }
+    }
+}
+
 extension ValueParser where Value == Double {
     /// Seconds, 0 or more (finite).
     static var seconds: ValueParser<Double> {
@@ -160,7 +182,7 @@ extension ValueParser {
     static func choice(_ words: KeyValuePairs<String, Value>, _ refusal: Refusal) -> ValueParser<Value>
     where Value: Sendable {
         let table = Array(words)
-        return .accepting(placeholder: table.map(\.key).joined(separator: "|"), refusal: refusal) { text in
+        return .accepting(placeholder: table.map(\.key).joined(separator: "|"), words: table.map(\.key), refusal: refusal) { text in
             table.first { $0.key == text }?.value
         }
     }

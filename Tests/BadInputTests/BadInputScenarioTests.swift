@@ -289,7 +289,7 @@ import Testing
         #expect(frames[0]["status"] as? String == "symbolicated", "\(frames[0])")
         let symbols = try #require(frames[0]["symbols"] as? [[String: Any]])
         #expect(symbols.contains { ($0["function"] as? String)?.contains("widest") == true }, "\(symbols)")
-        #expect(frames[1]["status"] as? String == "missingDebugFile", "\(frames[1])")
+        #expect(frames[1]["status"] as? String == "missing_debug_file", "\(frames[1])")
 
         // `top` ranks with the good file's names and says why the broken ones were not used.
         let ranked = ToolRun.run(["top", "--dsyms", root, payload])

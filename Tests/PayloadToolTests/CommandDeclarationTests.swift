@@ -4,10 +4,7 @@ import Testing
 
 /// The option declarations every command's parsing, usage line and help are made from.
 @Suite struct CommandDeclarations {
-    static let descriptions = [
-        RowsOptions.description, SymbolicateOptions.description, TopOptions.description, DsymsCommand.description,
-        DsymsImport.description, LoadCommand.description, ReportOptions.description,
-    ]
+    static let descriptions = PayloadTool.commands
 
     /// The usage line names every option (`rows`' once lacked `--jobs`).
     @Test(arguments: descriptions.map(\.name))
@@ -16,23 +13,29 @@ import Testing
         #expect(description.optionsMissingFromUsage.isEmpty, "\(command)")
     }
 
+    /// No spelling names two options (an alias such as `-o` or `-arch` included), nor `-h`.
     @Test(arguments: descriptions.map(\.name))
     func eachOptionIsDeclaredOnce(command: String) throws {
         let description = try #require(Self.descriptions.first { $0.name == command })
-        let names = description.options.map(\.name)
+        let names = (description.options + [CommandDescription.helpOption]).flatMap(\.spellings)
         #expect(Set(names).count == names.count, "\(command): \(names)")
     }
 
-    /// Placeholders are upper-case words, or the words of a choice (`on|off`).
+    /// Placeholders are upper-case words, or the words of a choice as typed (`on|off`, `linkage`),
+    /// and no help text writes a metavariable another way (`<url>`, `<ROOT>`).
     @Test(arguments: descriptions.map(\.name))
     func placeholdersFollowOneStyle(command: String) throws {
         let description = try #require(Self.descriptions.first { $0.name == command })
         for option in description.options {
             guard let placeholder = option.placeholder else { continue }
-            let isUpperCase = placeholder == placeholder.uppercased()
-            let isChoice = placeholder.contains("|") && placeholder == placeholder.lowercased()
+            let isUpperCase = placeholder == placeholder.uppercased() && !placeholder.contains("<")
+            let isChoice = option.completion == .words(placeholder.components(separatedBy: "|"))
             #expect(isUpperCase || isChoice, "\(command) \(option.name) \(placeholder)")
         }
+        let angled = description.help.split(separator: "\n").filter { line in
+            line.range(of: "<[A-Za-z][A-Za-z -]*>", options: .regularExpression) != nil
+        }
+        #expect(angled.isEmpty, "\(command): \(angled)")
     }
 
     @Test func helpPutsLongNamesOnTheirOwnLine() {
@@ -44,7 +47,7 @@ import Testing
 
 /// Each kind of value is checked by one parser, with each command's wording of the refusal.
 @Suite struct ValueParsers {
-    let context = ValueContext(name: "--count", synopsis: "--count <n>")
+    let context = ValueContext(name: "--count", synopsis: "--count N")
 
     @Test func integersOutsideTheirRangeAreRefusedInTheChosenWording() {
         let parser = ValueParser<Int>.integer(in: 1...64, .invalidValue(detail: " (1 to 64)."))
@@ -54,7 +57,7 @@ import Testing
             _ = try ValueParser<Int>.integer(in: 1...10, .isInvalidFor("a whole number from 1 to 10")).parse("0", for: context)
             Issue.record("0 was accepted")
         } catch {
-            #expect(error.message == "The value '0' is invalid for '--count <n>': a whole number from 1 to 10.")
+            #expect(error.message == "The value '0' is invalid for '--count N': a whole number from 1 to 10.")
         }
     }
 

@@ -234,9 +234,7 @@ import Testing
         let empty = try Self.real("sentry-ios-1.4.1/18ABF908-C607-32F8-BE39-B5FC706D495B.dSYM")
         let object = CommandRun(["symbolicate", "--json", "--object", empty, "0x7db4"])
         #expect(object.status == 0, "\(object.stderr)")
-        #expect(
-            object.stdout.contains("\"status\":\"not_found\"") || object.stdout.contains("\"status\" : \"notFound\"")
-                || object.stdout.contains("notFound"), "\(object.stdout)")
+        #expect(object.stdout.contains("\"status\":\"not_found\""), "\(object.stdout)")
         try copy(empty, to: "root/3/18ABF908-C607-32F8-BE39-B5FC706D495B.dSYM")
         let listed = CommandRun(["dsyms", "--dsyms", root, "3"])
         #expect(listed.status == 0, "\(listed.stderr)")

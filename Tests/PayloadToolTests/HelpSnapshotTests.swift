@@ -23,6 +23,9 @@ import Testing
         (["dsyms", "import", "--help"], "dsyms-import"),
         (["load", "--help"], "load"),
         (["report", "--help"], "report"),
+        (["help", "--help"], "help"),
+        (["completions", "--help"], "completions"),
+        (["man", "--help"], "man"),
     ])
     func helpMatchesItsSnapshot(arguments: [String], name: String) throws {
         let (status, stdout, stderr) = ToolRun.run(arguments)

@@ -203,8 +203,8 @@ struct Agreement {
             struct Status: Decodable { var status: String }
             let statuses = try JSONDecoder().decode([Status].self, from: Data(run.stdout.utf8)).map(\.status)
             // 0 lies in the Mach-O header and 2^64 - 1 past every section: neither is a function.
-            #expect(statuses.suffix(2) == ["notFound", "notFound"], "\(expected)")
-            if expected == "crash-binary" { #expect(statuses.dropLast(2).allSatisfy { $0 == "symbolTable" }) }
+            #expect(statuses.suffix(2) == ["not_found", "not_found"], "\(expected)")
+            if expected == "crash-binary" { #expect(statuses.dropLast(2).allSatisfy { $0 == "symbol_table" }) }
         }
     }
 
@@ -265,7 +265,7 @@ struct Agreement {
                 var lookup_address: String?
             }
             let answers = try JSONDecoder().decode([Answer].self, from: Data(run.stdout.utf8))
-            #expect(answers.map(\.status) == ["notFound", "symbolicated"])
+            #expect(answers.map(\.status) == ["not_found", "symbolicated"])
             #expect(answers.map(\.lookup_address) == [nil, "0x100004058"])
         }
     }

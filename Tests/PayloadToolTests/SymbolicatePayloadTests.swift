@@ -90,7 +90,7 @@ import Testing
         let json = CommandRun(["symbolicate", "--dsyms", try SymbolicateFixtures.path("builds"), "--json", payload])
         let stacks = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
         let frames = try #require(stacks.first?["frames"] as? [[String: Any]])
-        #expect(frames.map { $0["status"] as? String } == ["symbolicated", "symbolicated", "symbolicated", "missingDebugFile"])
+        #expect(frames.map { $0["status"] as? String } == ["symbolicated", "symbolicated", "symbolicated", "missing_debug_file"])
         let names = frames.prefix(3).map { (($0["symbols"] as? [[String: Any]])?.last?["simplified_name"] as? String) ?? "" }
         #expect(names == ["YuiLines.parse", "ChatStore.apply", "ThreadView.body"])
     }

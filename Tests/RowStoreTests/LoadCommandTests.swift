@@ -42,16 +42,16 @@ func readRows(_ path: String, user: String? = nil) -> (rows: [Row], diagnostics:
         let outcome = ToolRun.run(["load", "--help"])
         #expect(outcome.status == 0)
         #expect(outcome.stderr.isEmpty)
-        for section in ["OVERVIEW:", "USAGE: payload-tool load --db <url>", "ARGUMENTS:", "OPTIONS:", "--batch-size"] {
+        for section in ["OVERVIEW:", "USAGE: payload-tool load --db URL", "ARGUMENTS:", "OPTIONS:", "--batch-size"] {
             #expect(outcome.stdout.contains(section))
         }
     }
 
     @Test(arguments: [
-        (["load", "samples/x.json"], "Missing expected argument '--db <url>'."),
-        (["load", "--db", "postgresql:///x"], "Missing expected argument '<file> ...'."),
+        (["load", "samples/x.json"], "Missing expected argument '--db URL'."),
+        (["load", "--db", "postgresql:///x"], "Missing expected argument 'FILE ...'."),
         (["load", "--db", "postgresql:///x", "--user", "me", "a.json"], "Invalid value 'me' for '--user': not a UUID"),
-        (["load", "--db", "postgresql:///x", "--batch-size", "0", "a.json"], "The value '0' is invalid for '--batch-size <n>'"),
+        (["load", "--db", "postgresql:///x", "--batch-size", "0", "a.json"], "The value '0' is invalid for '--batch-size N'"),
         (["load", "--db", "postgresql:///x", "--timezone", "Mars/Olympus", "a.json"], "Invalid value 'Mars/Olympus' for '--timezone'"),
         (["load", "--db", "postgresql:///x", "--frobnicate", "a.json"], "Unknown option '--frobnicate'."),
     ])

@@ -24,6 +24,14 @@ public enum ToolBinary {
         return found
     }
 
+    /// `stderr` without the dynamic loader's warning about the debug build's fixed load address
+    /// (`direct reference to protected function`, printed on some systems when the shared Swift
+    /// runtime is bound): what the program itself wrote.
+    public static func messages(_ stderr: String) -> String {
+        stderr.split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.contains("direct reference to protected function") }.joined(separator: "\n")
+    }
+
     /// Runs the executable with standard input empty and `environment` added to this process's.
     /// `executable` runs another program instead (`setpriv`, to run ours as another user); a run
     /// ended by a signal has the shell's status for it, 128 + the signal's number.

@@ -71,17 +71,23 @@ final class InputSession {
     let options: ConversionOptions
     let report: (InputDiagnostic) -> Void
     let emit: (Row) -> Void
+    /// Given a crash row's cause just before the row (`RowSource.readRows`' `crashCause`).
+    let crashCause: ((Row, CrashCause) -> Void)?
     private(set) var failed = false
     private let parser: JSONParser
     private let converter: PayloadConverter
 
-    init(file: String, options: ConversionOptions, report: @escaping (InputDiagnostic) -> Void, emit: @escaping (Row) -> Void) {
+    init(
+        file: String, options: ConversionOptions, report: @escaping (InputDiagnostic) -> Void, emit: @escaping (Row) -> Void,
+        crashCause: ((Row, CrashCause) -> Void)? = nil
+    ) {
         self.file = file
         self.options = options
         self.report = report
         self.emit = emit
+        self.crashCause = crashCause
         parser = JSONParser(maxDepth: options.maxJSONDepth)
-        converter = PayloadConverter(options: options, file: file)
+        converter = PayloadConverter(options: options, file: file, readsCrashCauses: crashCause != nil)
     }
 
     private func fail(_ place: String, _ message: String) {
@@ -286,6 +292,9 @@ final class InputSession {
             if issue.severity == .error { failed = true }
             report(issue)
         }
-        for row in result.rows { emit(row) }
+        for (position, row) in result.rows.enumerated() {
+            if let crashCause, let cause = result.crashCauses[position] { crashCause(row, cause) }
+            emit(row)
+        }
     }
 }

@@ -97,5 +97,17 @@ extension PayloadConverter {
             warn(prefix + "callStackTree", "missing; stack left null")
         }
         rows.append(makeRow(context, kind: .diagnostic, name: kind.name.rawValue, ordinal: ordinal, n: 1, value: value, stack: stack))
+        if readsCrashCauses, kind.name == .crash, let meta, let cause = crashCause(document, meta) { crashCauses[rows.count - 1] = cause }
+    }
+
+    /// `exceptionType` and `signal` of a crash's metadata, when either is a whole number; anything
+    /// else there is left out (the row does not depend on them, so nothing is reported).
+    private func crashCause(_ document: JSONDocument, _ meta: Int) -> CrashCause? {
+        func number(_ key: StaticString) -> UInt64? {
+            guard let member = document.member(meta, key), case .value(let value) = document.unsignedInteger(member) else { return nil }
+            return value
+        }
+        let cause = CrashCause(exceptionType: number("exceptionType"), signal: number("signal"))
+        return cause.exceptionType == nil && cause.signal == nil ? nil : cause
     }
 }
