@@ -141,6 +141,7 @@ enum CommandReference {
                 }
                 text += "\n"
             }
+            for paragraph in command.epilogueParagraphs { text += paragraph + "\n\n" }
             text += "Exit status:\n\n" + command.exitStatuses.map { "- \($0.code): \($0.meaning)\n" }.joined() + "\n"
         }
         return text
