@@ -92,11 +92,7 @@ public struct ReplacedFile: Sendable {
         for name in names where name.hasPrefix(prefix) {
             let digits = name.dropFirst(prefix.count)
             guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let pid = Int32(digits), pid > 0 else { continue }
-            if pid != getpid() {
-                guard case .failure(let failure) = SystemCall.valueOrErrno(retryOnInterrupt: false, { kill(pid, 0) }),
-                    failure.code == ESRCH
-                else { continue }
-            }
+            if pid != getpid(), Processes.isRunning(pid) { continue }
             unlink((folder as NSString).appendingPathComponent(name))
         }
     }

@@ -66,13 +66,13 @@ enum SymbolIndexCache {
         }
         removeStaleOnce(folder: folder)
         if let index = try? SymbolIndex(path: path) { return .index(index) }
-        if let failure = makeFolder(folder) {
+        if let failure = FileIO.makeFolders(folder) {
             return .direct(reason: "\(folder): cannot create the symbol index folder (\(failure.text)); answering from the debug files directly")
         }
         let lockPath = self.lockPath(for: path)
         let lock: FileLock
         do throws(FileLock.Failure) {
-            if let failure = makeFolder((lockPath as NSString).deletingLastPathComponent) {
+            if let failure = FileIO.makeFolders((lockPath as NSString).deletingLastPathComponent) {
                 throw .system(FileError(path: lockPath, action: "cannot create", errno: failure))
             }
             lock = try FileLock(exclusive: lockPath, mode: 0o666, wait: lockWait)
@@ -104,34 +104,17 @@ enum SymbolIndexCache {
         return .index(try SymbolIndex(path: path))
     }
 
-    /// `mkdir -p`: nil when `path` is a folder (made now or before), else why not.
-    private static func makeFolder(_ path: String) -> SystemErrno? {
-        if mkdir(path, 0o777) == 0 { return nil }
-        let failure = SystemErrno.current
-        if failure.code == EEXIST {
-            var status = stat()
-            return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR ? nil : SystemErrno(code: ENOTDIR)
-        }
-        let parent = (path as NSString).deletingLastPathComponent
-        guard failure.code == ENOENT, !parent.isEmpty, parent != path else { return failure }
-        if let parentFailure = makeFolder(parent) { return parentFailure }
-        return mkdir(path, 0o777) == 0 || errno == EEXIST ? nil : SystemErrno.current
-    }
-
     // MARK: Temporary files
 
     /// This machine's name as it goes into temporary names: letters, digits, `.` and `_` (a `-`
     /// would blur the `<host>-<pid>` split, so it becomes `_`).
     static let hostName: String = {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "host" }
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let cleaned = String(
+        let name = Processes.hostName ?? "host"
+        return String(
             String.UnicodeScalarView(
                 name.unicodeScalars.map { scalar in
                     scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == ".") ? scalar : "_"
                 }))
-        return cleaned.isEmpty ? "host" : cleaned
     }()
 
     /// A fresh temporary name for the index at `path`.
@@ -170,7 +153,7 @@ enum SymbolIndexCache {
             let path = (folder as NSString).appendingPathComponent(name)
             let stale: Bool
             if owner.host == nil || owner.host == hostName {
-                stale = !(kill(owner.pid, 0) == 0 || errno == EPERM)
+                stale = !Processes.isRunning(owner.pid)
             } else {
                 let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? nil
                 stale = modified.map { Date().timeIntervalSince($0) > foreignTemporaryAge } ?? false

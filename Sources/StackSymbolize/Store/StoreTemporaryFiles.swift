@@ -1,4 +1,5 @@
 import Foundation
+import SystemIO
 
 /// The store's temporary names and their cleanup. A run writes `<name>.tmp-PID[-N]` files beside
 /// what it places, and `dsyms import` unpacks zips into `<root>/.import-PID/`; a run that ends
@@ -56,7 +57,5 @@ public enum StoreTemporaryFiles {
     }
 
     /// Whether a process with this PID exists (one of another user's counts: it may be writing).
-    static func isRunning(_ pid: pid_t) -> Bool {
-        kill(pid, 0) == 0 || errno == EPERM
-    }
+    static func isRunning(_ pid: pid_t) -> Bool { Processes.isRunning(pid) }
 }
