@@ -266,7 +266,5 @@ extension BuildSymbolizer {
         return IndexedFrames(index: symbolIndex, debugFile: debugFiles[index].path)
     }
 
-    /// From this many addresses a batch drops the file's pages when done: below it, batches are
-    /// the small ones a caller makes again and again, which would fault the same pages back.
-    static let batchReleasingPages = 1_000
+    static var batchReleasingPages: Int { DebugImage.batchReleasingPages }
 }

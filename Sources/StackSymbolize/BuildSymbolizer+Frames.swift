@@ -182,3 +182,29 @@ extension BuildSymbolizer {
         }
     }
 }
+
+extension BuildSymbolizer {
+    /// How each debug file opened so far was read, one line each (`symbolicate --verbose`): from
+    /// its symbol index, or over the section bytes with what libdw answered instead and why.
+    public func readingNotes() -> [String] {
+        debugFiles.indices.compactMap { index -> String? in
+            let file = "\(debugFiles[index].path) (\(debugFiles[index].arch))"
+            if let symbolIndex = indexes[index] { return "\(file): answered from the symbol index \(symbolIndex.path)" }
+            guard let image = images[index] else { return nil }
+            guard image.hasDWARF else { return "\(file): no DWARF, answered from the symbol table" }
+            let fallbacks = image.decoderFallbacks
+            if fallbacks.isEmpty {
+                let asked = DecodeStep.allCases.map { "\(fallbacks.asked[$0.rawValue]) \($0.label)" }.joined(separator: ", ")
+                return "\(file): read over the section bytes (\(asked)); libdw read none of them"
+            }
+            return "\(file): \(fallbacks.summary)"
+        }
+    }
+
+    /// What libdw answered for `debugFiles[index]` because the bytes reader declined, once the file
+    /// is open (`dsyms` opens every file of the build); nil when it is not open or has no DWARF.
+    public func decoderFallbacks(ofFileAt index: Int) -> DecoderFallbacks? {
+        guard let image = images[index], image.hasDWARF else { return nil }
+        return image.decoderFallbacks
+    }
+}

@@ -62,6 +62,9 @@ enum DsymsCommand {
 
     struct JSONFile: Codable {
         var arch: String
+        /// What libdw read because the bytes reader declined, and why (`DecoderFallbacks.summary`);
+        /// absent when the bytes reader read everything asked.
+        var decoder_fallbacks: String?
         var kind: String
         var path: String
         /// Why `symbolicate` cannot use the file; absent when it can.
@@ -151,6 +154,12 @@ enum DsymsCommand {
         return (unusable, any)
     }
 
+    /// What libdw read of a file `unusableFiles` opened because the bytes reader declined, or nil.
+    private static func fallbacks(_ symbolizer: BuildSymbolizer, _ index: Int) -> String? {
+        guard let fallbacks = symbolizer.decoderFallbacks(ofFileAt: index), !fallbacks.isEmpty else { return nil }
+        return fallbacks.summary
+    }
+
     private static func jsonReport(
         _ options: Options, folder: String, symbolizer: BuildSymbolizer, coverage: FrameCoverage
     ) -> String {
@@ -158,11 +167,14 @@ enum DsymsCommand {
         let report = JSONReport(
             build: options.build, build_folder: folder,
             debug_files: symbolizer.debugFiles.enumerated().filter { symbolizer.isOwnFile($0.offset) }.map {
-                JSONFile(arch: $1.arch, kind: $1.kind.rawValue, path: $1.path, problem: unusable[$1.uuids[0]]?.message, uuids: $1.uuids)
+                JSONFile(
+                    arch: $1.arch, decoder_fallbacks: fallbacks(symbolizer, $0), kind: $1.kind.rawValue, path: $1.path,
+                    problem: unusable[$1.uuids[0]]?.message, uuids: $1.uuids)
             },
             debug_files_of_other_builds: symbolizer.filesFromOtherBuilds.sorted().map {
                 let file = symbolizer.debugFiles[$0]
-                return JSONFile(arch: file.arch, kind: file.kind.rawValue, path: file.path, problem: nil, uuids: file.uuids)
+                return JSONFile(
+                    arch: file.arch, decoder_fallbacks: nil, kind: file.kind.rawValue, path: file.path, problem: nil, uuids: file.uuids)
             },
             frames_checked: coverage.checked, frames_covered: coverage.covered,
             missing: coverage.missingOrder.map {
@@ -183,6 +195,7 @@ enum DsymsCommand {
         for (index, file) in symbolizer.debugFiles.enumerated() where symbolizer.isOwnFile(index) {
             text += "  \(file.uuids.joined(separator: " ")) \(file.arch) \(file.kind.rawValue) \(file.path)"
             if let problem = coverage.unusable[file.uuids[0]] { text += " [not usable: \(problem.message)]" }
+            if let fallbacks = fallbacks(symbolizer, index) { text += " [\(fallbacks)]" }
             text += "\n"
         }
         if !symbolizer.systemSymbolFiles.isEmpty {

@@ -84,6 +84,12 @@ struct SymbolicateOptions: CommandOptions {
     static let indexFolder = DebugFileArguments.indexFolder
     static let json = CommandFlag("--json", help: ["Machine output (stable, sorted keys, snake_case)."])
     static let folded = CommandFlag("--folded", help: ["Folded stacks for flame-graph tools ('outer;inner count')."])
+    static let verbose = CommandFlag(
+        "--verbose",
+        help: [
+            "Say on standard error how each debug file was read: from its symbol index, or over",
+            "its section bytes, with what libdw read instead and why.",
+        ])
     static let file = PositionalArgument(placeholder: "FILE", help: ["Payload dumps or row files; '-' reads standard input."])
     static let address = PositionalArgument(
         placeholder: "ADDRESS", help: ["With --object: 0x-prefixed hex or decimal addresses."])
@@ -105,7 +111,7 @@ struct SymbolicateOptions: CommandOptions {
                 .optional(DebugFileArguments.dsyms.declaration), .optional(build.declaration),
                 .optional(DebugFileArguments.symbols.declaration), .optional(index.declaration),
                 .optional(indexFolder.declaration), .oneOf([json.declaration, outputStyle.declaration, folded.declaration]),
-                .positional(file, optional: true, repeating: true),
+                .optional(verbose.declaration), .positional(file, optional: true, repeating: true),
             ],
             [
                 .required(object.declaration), .oneOf([uuid.declaration, arch.declaration]),
@@ -113,7 +119,7 @@ struct SymbolicateOptions: CommandOptions {
                 .optional(noDemangle.declaration), .optional(inlines.declaration), .optional(functions.declaration),
                 .optional(index.declaration), .optional(indexFolder.declaration),
                 .oneOf([json.declaration, outputStyle.declaration, folded.declaration, atosStyle.declaration]),
-                .positional(address, optional: true, repeating: true),
+                .optional(verbose.declaration), .positional(address, optional: true, repeating: true),
             ],
         ],
         arguments: [file, address],
@@ -122,6 +128,7 @@ struct SymbolicateOptions: CommandOptions {
             object.declaration, uuid.declaration, arch.declaration, offsets.declaration, loadAddress.declaration,
             slide.declaration, atosStyle.declaration, noDemangle.declaration, inlines.declaration, functions.declaration,
             outputStyle.declaration, index.declaration, indexFolder.declaration, json.declaration, folded.declaration,
+            verbose.declaration,
         ],
         epilogue: """
             Text output is the layout of Apple's crash reports: index, image, address, then the function
@@ -148,17 +155,19 @@ struct SymbolicateOptions: CommandOptions {
     var arch: String?
     var addressForm = AddressForm.fileAddress
     var demangles = true
+    var verbose = false
 
     func run(stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
         if let object {
             let request = SymbolicateObject.Request(
-                object: object, uuid: uuid, arch: arch, form: addressForm, demangles: demangles, indexFolder: indexFolder, format: format)
+                object: object, uuid: uuid, arch: arch, form: addressForm, demangles: demangles, indexFolder: indexFolder, format: format,
+                verbose: verbose)
             return SymbolicateObject.run(request, addressArguments: inputs, stdin: stdin, stdout: &stdout, stderr: &stderr)
         }
         return SymbolicateStacks.run(
             inputs: inputs, root: dsymsRoot, build: build, indexFolder: indexFolder,
             systemSymbols: BuildSymbolizer.systemSymbolFolders(given: symbols, root: dsymsRoot),
-            stdin: stdin, format: format, stdout: &stdout, stderr: &stderr)
+            stdin: stdin, format: format, verbose: verbose, stdout: &stdout, stderr: &stderr)
     }
 
     init(_ parsed: CommandArguments) throws(UsageError) {
@@ -217,5 +226,6 @@ struct SymbolicateOptions: CommandOptions {
             addressForm = .offsets
         }
         demangles = !parsed.given(Self.noDemangle)
+        verbose = parsed.given(Self.verbose)
     }
 }

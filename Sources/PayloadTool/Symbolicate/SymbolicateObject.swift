@@ -16,6 +16,8 @@ enum SymbolicateObject {
         var demangles: Bool
         var indexFolder: String?
         var format: SymbolicateCommand.Format
+        /// `--verbose`: how each debug file was read, on standard error.
+        var verbose = false
 
         /// Whether answers may come straight from the index's or the walk's bytes, which carry only
         /// simplified names: text and folded output with demangled names.
@@ -61,6 +63,7 @@ enum SymbolicateObject {
                 try opened?.symbolizer.get()
                 ?? BuildSymbolizer(debugFiles: DebugFileStore.objectPaths(request.object), indexFolder: request.indexFolder)
             symbolizer.progress = progress.show
+            defer { if request.verbose { for note in symbolizer.readingNotes() { stderr.write("note: \(note)\n") } } }
             for problem in symbolizer.problems {
                 stderr.write("error: \(problem)\n")
                 failed = true

@@ -36,7 +36,7 @@ enum SymbolicateStacks {
 
     static func run(
         inputs: [String], root: String?, build: String?, indexFolder: String?, systemSymbols: [String] = [], stdin: FileHandle,
-        format: SymbolicateCommand.Format,
+        format: SymbolicateCommand.Format, verbose: Bool = false,
         stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
     ) -> Int32 {
         let progress = ProgressLine.forSlowWork()
@@ -61,6 +61,7 @@ enum SymbolicateStacks {
         progress.erase()
         stderr = messages.base
         run.finish(stdout: &stdout)
+        if verbose { for note in run.readingNotes() { stderr.write("note: \(note)\n") } }
         return run.failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
     }
 }
@@ -191,6 +192,11 @@ struct StackRun {
     }
 
     /// Closes the JSON array, or writes the folded stacks with their counts.
+    /// How each build's debug files were read (`--verbose`), builds in name order.
+    func readingNotes() -> [String] {
+        symbolizers.keys.sorted().flatMap { symbolizers[$0]??.readingNotes() ?? [] }
+    }
+
     func finish(stdout: inout some TextOutputStream) {
         switch format {
         case .json: stdout.write(stackCount == 0 ? "[]\n" : "]\n")

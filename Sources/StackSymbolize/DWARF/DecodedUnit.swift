@@ -109,3 +109,17 @@ extension DecodedUnit {
         return false
     }
 }
+
+extension DecodedUnit {
+    /// Sorts the top-level functions by start and records how far each prefix reaches: what the
+    /// lookup's binary search needs, once the tree is read.
+    mutating func finishTopLevel() {
+        topLevel.sort { $0.low < $1.low }
+        topLevelReach.reserveCapacity(topLevel.count)
+        var reach: UInt64 = 0
+        for root in topLevel {
+            reach = max(reach, root.high)
+            topLevelReach.append(reach)
+        }
+    }
+}

@@ -82,5 +82,5 @@ public struct IndexedFrames: @unchecked Sendable {
     public var hasChanged: Bool { index.hasChanged }
 
     /// What `hasChanged` reports, as the error `lookup` throws.
-    public var changedError: SymbolizeError { BuildSymbolizer.changedError(index.path) }
+    public var changedError: SymbolizeError { SymbolizeError.changedWhileRead(path: index.path) }
 }

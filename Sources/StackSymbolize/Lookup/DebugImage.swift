@@ -290,36 +290,17 @@ final class DebugImage {
         return reader.decodeUnit(at: unitMap.unitOffsets[index])
     }
 
-    /// `wholeUnit` with the DIE tree walked by libdw instead of over the section bytes (for tests:
-    /// both walks must give the same tree).
-    var unitsWalkedByLibdw: Int { reader.unitsWalkedByLibdw }
-
-    /// The unit map's ranges read over the bytes and by libdw, and how many units the bytes reader
-    /// left to libdw (for tests: both must give the same ranges).
-    func unitRangesBothWays() -> (bytes: [UnitRanges], libdw: [UnitRanges], leftToLibdw: Int) {
-        let offsets = reader.unitDIEOffsets()
-        let bytes = reader.unitRanges(dieOffsets: offsets[...])
-        return (bytes, reader.unitRanges(dieOffsets: offsets[...], readingBytes: false), reader.unitsRangedByLibdw)
-    }
-
-    /// Units whose line table libdw read (for tests).
-    var unitsLinedByLibdw: Int { reader.unitsLinedByLibdw }
-
-    func wholeUnitWalkedByLibdw(_ index: Int) -> DecodedUnit {
-        reader.decodeUnit(at: unitMap.unitOffsets[index], walkingBytes: false)
-    }
-
     var functionSymbols: [SymbolEntry] { symbols }
 
-    /// A DIE's names and name origin read over the bytes and by libdw, and how many names the bytes
-    /// reader left to libdw so far (for tests: both must agree).
-    func namesBothWays(_ dieOffset: UInt64) -> (bytes: DIENames, libdw: DIENames, bytesOrigin: UInt64?, libdwOrigin: UInt64?) {
-        (
-            reader.functionName(dieOffset: dieOffset), reader.functionNameFromLibdw(dieOffset: dieOffset),
-            reader.nameOrigin(dieOffset: dieOffset), reader.nameOriginFromLibdw(dieOffset: dieOffset)
-        )
-    }
-    var namesReadByLibdw: Int { reader.namesReadByLibdw }
+    /// From this many addresses a batch drops the file's pages when done: below it, batches are
+    /// the small ones a caller makes again and again, which would fault the same pages back.
+    static let batchReleasingPages = 1_000
+
+    /// What libdw answered because the bytes reader declined, and why (`symbolicate --verbose`, `dsyms`).
+    var decoderFallbacks: DecoderFallbacks { reader.fallbacks }
+
+    /// Adds the fallbacks another handle on this file counted.
+    func adoptFallbacks(_ other: DecoderFallbacks) { reader.adoptFallbacks(other) }
 
     func name(_ dieOffset: UInt64, isInlined: Bool = false) -> (linkage: String?, plain: String?) {
         if let known = nameCache[dieOffset] { return known }

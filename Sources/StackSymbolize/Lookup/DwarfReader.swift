@@ -114,10 +114,11 @@ final class DwarfReader {
         // The same ELF handle opened the first one, so this cannot fail; if it did, the old stays.
         guard dwarf != nil, let fresh = DwarfHandle(elf: elf) else { return }
         dwarf = fresh
+        openedBytesDecoder?.libdwForCodeRanges = fresh
     }
 
     /// The size of `.debug_info` as stored (0 when compressed or absent).
-    var debugInfoSize: Int { infoBytes?.sections.info.count ?? 0 }
+    var debugInfoSize: Int { bytesDecoder.info?.sections.info.count ?? 0 }
 
     /// Function symbols of `.symtab` (or `.dynsym` when stripped), sorted by address.
     func functionSymbols() -> [SymbolEntry] { ELFSymbolTable.functionSymbols(of: elf) }
@@ -129,15 +130,8 @@ final class DwarfReader {
     /// `unitDIEOffsets()` and `unitRanges(dieOffsets:)`.
     private(set) var dwarfProblem: String?
 
-    /// Units whose ranges libdw read because `UnitRangeReader` could not (for tests).
-    private(set) var unitsRangedByLibdw = 0
-
     /// Where each unit found by `unitDIEOffsets()` starts, by its DIE's offset.
     private var unitStarts: [UInt64: UInt64] = [:]
-
-    /// The sections `UnitRangeReader` reads, as stored (nil when `.debug_info` or `.debug_abbrev`
-    /// is compressed or absent).
-    private var unitRangeSections: DebugInfoSections? { infoBytes?.sections }
 
     /// Header-only units skipped by `unitDIEOffsets()`.
     private(set) var headerOnlyUnits = 0
@@ -194,28 +188,17 @@ final class DwarfReader {
 
     /// `unitRanges()` for some of the units (by unit DIE offset), so two threads can share the
     /// work. A unit DIE libdw cannot read sets `dwarfProblem`; type units are skipped.
-    func unitRanges(dieOffsets: ArraySlice<UInt64>, readingBytes: Bool = true) -> [UnitRanges] {
-        guard let dwarf else { return [] }
+    func unitRanges(dieOffsets: ArraySlice<UInt64>) -> [UnitRanges] {
+        guard dwarf != nil else { return [] }
         var result: [UnitRanges] = []
-        // Most units are read over the section bytes (`UnitRangeReader`); libdw reads the rest.
-        var bytes = readingBytes ? unitRangeSections.map { UnitRangeReader(sections: $0) } : nil
         for dieOffset in dieOffsets {
-            if bytes != nil, let unitStart = unitStarts[dieOffset],
-                case .unit(let ranges) = bytes!.ranges(unitStart: Int(unitStart), dieOffset: Int(dieOffset))
-            {
+            let unit = UnitLocation(dieOffset: dieOffset, start: unitStarts[dieOffset])
+            switch ask(.unitRanges, { $0.unitRanges(unit) }, { $0.unitRanges(unit) }) {
+            case .success(let ranges):
                 if !ranges.isEmpty { result.append(UnitRanges(unitDIEOffset: dieOffset, ranges: ranges)) }
-                continue
+            case .failure(let refusal):
+                adoptProblem(refusal.reason)
             }
-            if readingBytes { unitsRangedByLibdw += 1 }
-            var unitDIE = dwarf.die(at: dieOffset)
-            let tag = unitDIE?.tag() ?? 0
-            guard var unitDIE, tag != 0 else {
-                adoptProblem("corrupt DWARF: the unit DIE at offset \(dieOffset) cannot be read (\(libdwMessage()))")
-                continue
-            }
-            guard tag == DWARFTag.compileUnit || tag == DWARFTag.partialUnit || tag == DWARFTag.skeletonUnit else { continue }
-            let ranges = unitDIE.ranges()
-            if !ranges.isEmpty { result.append(UnitRanges(unitDIEOffset: dieOffset, ranges: ranges)) }
         }
         return result
     }
@@ -226,108 +209,63 @@ final class DwarfReader {
         if dwarfProblem == nil { dwarfProblem = problem }
     }
 
-    /// Units whose bytes could not be walked, so libdw walked them (tests expect none on the fixtures).
-    private(set) var unitsWalkedByLibdw = 0
+    /// The reader over the section bytes, asked first (made on first use: catalog scans and the
+    /// warm path never decode a unit).
+    var bytesDecoder: BytesUnitDecoder {
+        if let openedBytesDecoder { return openedBytesDecoder }
+        let made = BytesUnitDecoder(elf: elf, libdw: dwarf)
+        openedBytesDecoder = made
+        return made
+    }
+    private var openedBytesDecoder: BytesUnitDecoder?
 
-    /// Units whose line table libdw read because `LineProgram` could not.
-    private(set) var unitsLinedByLibdw = 0
+    /// libdw, asked for what the bytes reader declines (nil without DWARF).
+    var libdwDecoder: LibdwUnitDecoder? { dwarf.map(LibdwUnitDecoder.init) }
 
-    /// `.debug_line` as stored (nil when compressed or absent).
-    private lazy var rawLineSection: UnsafeRawBufferPointer? = ElfSectionLookup.rawSection(named: ".debug_line", in: elf)
-    /// `.debug_str` and `.debug_line_str` as stored, for DWARF 5 line program headers.
-    private lazy var rawStringSection: UnsafeRawBufferPointer? = ElfSectionLookup.rawSection(named: ".debug_str", in: elf)
-    private lazy var rawLineStringSection: UnsafeRawBufferPointer? = ElfSectionLookup.rawSection(named: ".debug_line_str", in: elf)
+    /// What libdw answered because the bytes reader declined, and why.
+    private(set) var fallbacks = DecoderFallbacks()
 
-    /// `.debug_info` read without libdw: units, unit DIEs, names (nil when `.debug_info` or
-    /// `.debug_abbrev` is compressed or absent: libdw reads everything then).
-    private lazy var infoBytes: DebugInfoBytes? = ElfSectionLookup.debugInfoSections(in: elf).map { DebugInfoBytes(sections: $0) }
+    /// Adds the fallbacks another handle on the same file counted (the second thread of a batch).
+    func adoptFallbacks(_ other: DecoderFallbacks) { fallbacks.add(other) }
 
-    /// The DIE walk's buffers, reused from unit to unit.
-    private var scopeWalkStorage = ScopeWalkStorage()
+    /// One step asked of the bytes reader, then of libdw when the bytes reader declines; a
+    /// fallback is counted with the reason the bytes reader gave. The one place the two meet.
+    private func ask<Answer>(
+        _ step: DecodeStep, _ bytes: (BytesUnitDecoder) -> Result<Answer, DecodeRefusal>,
+        _ libdw: (LibdwUnitDecoder) -> Result<Answer, DecodeRefusal>
+    ) -> Result<Answer, DecodeRefusal> {
+        fallbacks.countAsked(step)
+        let first = bytes(bytesDecoder)
+        guard case .failure(let refusal) = first else { return first }
+        fallbacks.record(step, refusal)
+        guard let libdwDecoder else { return first }
+        return libdw(libdwDecoder)
+    }
 
-    /// Walks one unit's DIE tree once and reads its line table, over the section bytes; libdw
-    /// reads a unit (or the part of it) the bytes readers leave to it, and every unit when
-    /// `walkingBytes` is false (for tests: both must give the same unit).
+    /// Walks one unit's DIE tree once and reads its line table: over the section bytes, and by
+    /// libdw for what the bytes reader declines.
     ///
     /// - Parameter wanted: when given (sorted), only the functions holding one of these addresses
     ///   are descended into and only their line rows are kept: a cold batch pays for what it asks.
-    func decodeUnit(at unitDIEOffset: UInt64, wanted: [UInt64]? = nil, walkingBytes: Bool = true) -> DecodedUnit {
+    func decodeUnit(at unitDIEOffset: UInt64, wanted: [UInt64]? = nil) -> DecodedUnit {
         var unit = DecodedUnit()
-        if walkingBytes, let sections = infoBytes?.sections, let bytesUnit = infoBytes?.unit(withDIEAt: Int(unitDIEOffset)) {
-            decodeOverBytes(bytesUnit, sections: sections, wanted: wanted, into: &unit)
-        } else {
-            guard let dwarf, var unitDIE = dwarf.die(at: unitDIEOffset) else { return unit }
-            if walkingBytes {
-                unitsLinedByLibdw += 1
-                unitsWalkedByLibdw += 1
-            }
-            LineTableReader.read(unitDIE: &unitDIE, wanted: wanted, into: &unit)
-            LibdwScopeWalk.read(unitDIE: &unitDIE, wanted: wanted, into: &unit)
-        }
-        unit.topLevel.sort { $0.low < $1.low }
-        unit.topLevelReach.reserveCapacity(unit.topLevel.count)
-        var reach: UInt64 = 0
-        for root in unit.topLevel {
-            reach = max(reach, root.high)
-            unit.topLevelReach.append(reach)
-        }
+        let location = UnitLocation(dieOffset: unitDIEOffset, start: unitStarts[unitDIEOffset])
+        // The tree first: a batch's line reading names only the call files of the calls walked.
+        _ = ask(.scopes, { $0.readScopes(location, wanted: wanted, into: &unit) }, { $0.readScopes(location, wanted: wanted, into: &unit) })
+        _ = ask(.lines, { $0.readLines(location, wanted: wanted, into: &unit) }, { $0.readLines(location, wanted: wanted, into: &unit) })
+        unit.finishTopLevel()
         return unit
     }
 
-    private func decodeOverBytes(_ bytesUnit: UnitBytes, sections: DebugInfoSections, wanted: [UInt64]?, into unit: inout DecodedUnit) {
-        let dieOffset = UInt64(bytesUnit.dieOffset)
-        // The tree first: a batch's line reading names only the call files of the calls walked.
-        var cursor = DIECursor(unit: bytesUnit, sections: sections)
-        if !ByteScopeWalk.read(
-            cursor: &cursor, unitDIEOffset: bytesUnit.dieOffset, libdw: dwarf, wanted: wanted, storage: &scopeWalkStorage, into: &unit)
-        {
-            unitsWalkedByLibdw += 1
-            if var unitDIE = dwarf?.die(at: dieOffset) { LibdwScopeWalk.read(unitDIE: &unitDIE, wanted: wanted, into: &unit) }
-        }
-        // Without DW_AT_stmt_list a unit has no line table (libdw finds none either).
-        if let offset = bytesUnit.statementList {
-            if let section = rawLineSection, offset < UInt64(section.count),
-                let program = LineProgram(
-                    section, at: Int(offset), addressSize: bytesUnit.header.addressSize,
-                    compilationDirectory: bytesUnit.compilationDirectory, strings: rawStringSection, lineStrings: rawLineStringSection)
-            {
-                LineTableReader.read(program: program, compDir: bytesUnit.compilationDirectory, wanted: wanted, into: &unit)
-            } else if var unitDIE = dwarf?.die(at: dieOffset) {
-                unitsLinedByLibdw += 1
-                LineTableReader.read(unitDIE: &unitDIE, wanted: wanted, into: &unit)
-            }
-        }
-    }
-
     /// The function name of a DIE: the linkage name (through abstract origin and specification),
-    /// else `DW_AT_name`; read over the bytes, else by libdw.
+    /// else `DW_AT_name`.
     func functionName(dieOffset: UInt64) -> DIENames {
-        if let names = infoBytes?.names(at: Int(dieOffset)) { return names }
-        namesReadByLibdw += 1
-        guard var die = dwarf?.die(at: dieOffset) else { return (nil, nil) }
-        return die.names()
+        (try? ask(.names, { $0.names(atDIE: dieOffset) }, { $0.names(atDIE: dieOffset) }).get()) ?? (nil, nil)
     }
-
-    /// The same read by libdw (for tests: both must agree).
-    func functionNameFromLibdw(dieOffset: UInt64) -> DIENames {
-        guard var die = dwarf?.die(at: dieOffset) else { return (nil, nil) }
-        return die.names()
-    }
-
-    /// Names libdw read because the bytes reader could not (for tests).
-    private(set) var namesReadByLibdw = 0
 
     /// Where an inlined call's names come from (`DwarfDIE.nameOrigin`), or nil.
     func nameOrigin(dieOffset: UInt64) -> UInt64? {
-        if let origin = infoBytes?.nameOrigin(at: Int(dieOffset)) { return origin }
-        guard var die = dwarf?.die(at: dieOffset) else { return nil }
-        return die.nameOrigin()
-    }
-
-    /// The same read by libdw (for tests).
-    func nameOriginFromLibdw(dieOffset: UInt64) -> UInt64? {
-        guard var die = dwarf?.die(at: dieOffset) else { return nil }
-        return die.nameOrigin()
+        (try? ask(.names, { $0.nameOrigin(atDIE: dieOffset) }, { $0.nameOrigin(atDIE: dieOffset) }).get()) ?? nil
     }
 }
 

@@ -21,7 +21,7 @@ enum ParallelLookup {
     /// other half; then each looks up the addresses of its own units.
     static func run(_ image: DebugImage, _ addresses: [UInt64], names: inout NameCache) -> [RawLookup] {
         guard usesThreads(for: addresses.count) else {
-            return image.lookupBatch(addresses, releasingPages: addresses.count >= BuildSymbolizer.batchReleasingPages)
+            return image.lookupBatch(addresses, releasingPages: addresses.count >= DebugImage.batchReleasingPages)
         }
         let reopen = image.reopener()
         let opening = SecondThread { () -> sending OpenedHalf? in
@@ -45,19 +45,20 @@ enum ParallelLookup {
         let worker = second.image
         let secondAddresses = secondIndices.map { addresses[$0] }
         let makesFullNames = names.makesFullNames
-        let lookingUp = SecondThread { () -> sending (results: [RawLookup], names: NameCache) in
+        let lookingUp = SecondThread { () -> sending (results: [RawLookup], names: NameCache, fallbacks: DecoderFallbacks) in
             worker.preloadSymbols()
             worker.adoptUnitMap(map)
             let results = worker.lookupBatch(secondAddresses)
             var secondNames = NameCache()
             secondNames.makesFullNames = makesFullNames
             secondNames.warm(results)
-            return (results, secondNames)
+            return (results, secondNames, worker.decoderFallbacks)
         }
         let firstResults = image.lookupBatch(firstIndices.map { addresses[$0] })
         names.warm(firstResults)
-        let (secondResults, secondNames) = lookingUp.join()
+        let (secondResults, secondNames, secondFallbacks) = lookingUp.join()
         names.merge(secondNames)
+        image.adoptFallbacks(secondFallbacks)
         var results = [RawLookup](repeating: RawLookup(source: .none, frames: []), count: addresses.count)
         for (position, index) in firstIndices.enumerated() { results[index] = firstResults[position] }
         for (position, index) in secondIndices.enumerated() { results[index] = secondResults[position] }
