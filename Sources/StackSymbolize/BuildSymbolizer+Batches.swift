@@ -16,36 +16,25 @@ extension BuildSymbolizer {
     /// - Parameter offsets: when true, the values are offsets from the text base, as in a payload.
     public func lookup(addresses: [UInt64], uuid: String?, offsets: Bool = false) throws(SymbolizeError) -> [SymbolicatedFrame] {
         let index = try slice(uuid: uuid)
-        let info = debugFiles[index]
-        // An offset that takes the address past 2^64 is no address in the image: "not found", with
-        // no address (it used to wrap around to the start of the address space).
-        func beyondTheEnd(_ given: UInt64, base: UInt64) -> SymbolicatedFrame? {
-            guard Self.offsetLeavesTheAddressSpace(given, offsets: offsets, textBase: base) else { return nil }
-            let request = FrameRequest(image: nil, uuid: info.uuids.first, offset: given, isReturnAddress: false)
-            return SymbolicatedFrame(request: request, status: .notFound, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
-        }
-        let opened = answersFromIndex(index) ? symbolIndex(at: index) : nil
-        if opened == nil, indexFolder != nil, !directOnly.contains(index) { throw openFailures[index]! }
-        if let symbolIndex = opened {
-            let answers = addresses.map { given in
-                if let outside = beyondTheEnd(given, base: symbolIndex.textBase) { return outside }
-                let address = offsets ? symbolIndex.textBase &+ given : given
-                let request = FrameRequest(image: nil, uuid: info.uuids.first, offset: address &- symbolIndex.textBase, isReturnAddress: false)
-                return indexedFrame(symbolIndex, file: index, request: request, address: address)
+        guard let answerer = answerer(for: index) else { throw openFailures[index]! }
+        let base = textBase(of: answerer)
+        let lookupAddresses = offsets ? addresses.map { base &+ $0 } : addresses
+        guard let answers = answers(answerer, file: index, addresses: lookupAddresses) else { throw openFailures[index]! }
+        let path = answeringPath(answerer, file: index)
+        let uuid = debugFiles[index].uuids.first
+        return addresses.indices.map { position in
+            let given = addresses[position]
+            // An offset past 2^64 is no address in the image: "not found", with no address.
+            if Self.offsetLeavesTheAddressSpace(given, offsets: offsets, textBase: base) {
+                let request = FrameRequest(image: nil, uuid: uuid, offset: given, isReturnAddress: false)
+                return SymbolicatedFrame(request: request, status: .notFound, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
             }
-            if symbolIndex.hasChanged {
-                indexes[index] = nil
-                openFailures[index] = Self.changedError(symbolIndex.path)
-                throw openFailures[index]!
-            }
-            return answers
-        }
-        let (image, raw, lookupAddresses) = try directLookups(index, addresses, offsets: offsets)
-        return zip(zip(addresses, lookupAddresses), raw).map { pair, lookup in
-            if let outside = beyondTheEnd(pair.0, base: image.textBase) { return outside }
-            let request = FrameRequest(
-                image: nil, uuid: info.uuids.first, offset: offsets ? pair.0 : pair.0 &- image.textBase, isReturnAddress: false)
-            return frame(for: lookup, request: request, address: pair.1, path: image.path)
+            let address = lookupAddresses[position]
+            let answer = answers[position]
+            let request = FrameRequest(image: nil, uuid: uuid, offset: offsets ? given : given &- base, isReturnAddress: false)
+            return SymbolicatedFrame(
+                request: request, status: answer.status, lookupAddress: address, debugFile: path, frames: answer.frames,
+                functionStart: answer.functionStart)
         }
     }
 

@@ -1,54 +1,13 @@
 import Foundation
 import SymbolNames
 
-// Stacks frame by frame: each frame from the symbol index or the debug file, the files opened once.
+// Stacks one at a time (through the batch path), and what the debug files say about themselves.
 extension BuildSymbolizer {
     /// Symbolicates one stack, innermost frame first. Frames marked `isReturnAddress` are looked up
-    /// at their caller's instruction.
+    /// at their caller's instruction. (`symbolicate(stacks:)` with one stack: many stacks at once
+    /// cost far less than one by one.)
     public func symbolicate(_ stack: [FrameRequest]) -> [SymbolicatedFrame] {
-        stack.map { request in
-            guard let given = request.uuid, let index = resolve(given: given) else {
-                return SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: nil, frames: [])
-            }
-            if answersFromIndex(index) {
-                guard let symbolIndex = symbolIndex(at: index) else {
-                    if directOnly.contains(index) { return symbolicateDirectly(request, index: index) }
-                    return missingDebugFile(request, index: index)
-                }
-                var address = symbolIndex.textBase &+ request.offset
-                if request.isReturnAddress { address = InstructionSet(architecture: debugFiles[index].arch).callerAddress(address) }
-                let answer = indexedFrame(symbolIndex, file: index, request: request, address: address)
-                if symbolIndex.changedSinceLastCheck() {
-                    indexes[index] = nil
-                    openFailures[index] = Self.changedError(symbolIndex.path)
-                    return missingDebugFile(request, index: index)
-                }
-                return answer
-            }
-            return symbolicateDirectly(request, index: index)
-        }
-    }
-
-    /// The answer for a frame whose debug file cannot be used (any more).
-    func missingDebugFile(_ request: FrameRequest, index: Int) -> SymbolicatedFrame {
-        SymbolicatedFrame(request: request, status: .missingDebugFile, lookupAddress: nil, debugFile: debugFiles[index].path, frames: [])
-    }
-
-    /// One frame looked up in the debug file itself.
-    func symbolicateDirectly(_ request: FrameRequest, index: Int) -> SymbolicatedFrame {
-        guard let image = image(at: index) else {
-            return missingDebugFile(request, index: index)
-        }
-        var address = image.textBase &+ request.offset
-        if request.isReturnAddress { address = image.instructionSet.callerAddress(address) }
-        let answer = frame(for: image.lookup(address), request: request, address: address, path: image.path)
-        // A file that changed under us gives no more answers; the others still do.
-        if image.changedSinceLastCheck() {
-            images[index] = nil
-            openFailures[index] = Self.changedError(image.path)
-            return missingDebugFile(request, index: index)
-        }
-        return answer
+        symbolicate(stacks: [stack])[0]
     }
 
     /// Whether `debugFiles[index]` is answered from a symbol index: with an index folder, unless the
@@ -74,40 +33,28 @@ extension BuildSymbolizer {
     }
 
     /// An answer from an index: one binary search, then frames converted once per place and reused.
-    func indexedFrame(_ symbolIndex: SymbolIndex, file: Int, request: FrameRequest, address: UInt64) -> SymbolicatedFrame {
+    func indexedAnswer(_ symbolIndex: SymbolIndex, file: Int, address: UInt64) -> FileAnswer {
         let place = symbolIndex.place(of: address)
-        let status: SymbolicatedFrame.Status
-        let frames: [SourceFrame]
-        var start: UInt64?
         switch place {
         case .location(let location):
-            status = .symbolicated
             if let known = convertedLocations[file]?[location] {
-                frames = known.frames
-                start = known.start
-            } else {
-                let raw = symbolIndex.answer(location)
-                frames = sourceFrames(raw)
-                start = raw.functionStart
-                convertedLocations[file, default: [:]][location] = (frames, start)
+                return FileAnswer(status: .symbolicated, frames: known.frames, functionStart: known.start)
             }
+            let raw = symbolIndex.answer(location)
+            let frames = sourceFrames(raw)
+            convertedLocations[file, default: [:]][location] = (frames, raw.functionStart)
+            return FileAnswer(status: .symbolicated, frames: frames, functionStart: raw.functionStart)
         case .symbol(let symbol):
-            status = .symbolTable
             let raw = symbolIndex.symbolAnswer(symbol)
-            start = raw.functionStart
             if let known = convertedOthers[file]?[place] {
-                frames = known
-            } else {
-                frames = sourceFrames(raw)
-                convertedOthers[file, default: [:]][place] = frames
+                return FileAnswer(status: .symbolTable, frames: known, functionStart: raw.functionStart)
             }
+            let frames = sourceFrames(raw)
+            convertedOthers[file, default: [:]][place] = frames
+            return FileAnswer(status: .symbolTable, frames: frames, functionStart: raw.functionStart)
         case .nothing:
-            status = .notFound
-            frames = []
+            return FileAnswer(status: .notFound, frames: [], functionStart: nil)
         }
-        return SymbolicatedFrame(
-            request: request, status: status, lookupAddress: address, debugFile: debugFiles[file].path, frames: frames,
-            functionStart: start)
     }
 
     func sourceFrames(_ lookup: RawLookup) -> [SourceFrame] {
@@ -165,13 +112,6 @@ extension BuildSymbolizer {
             openFailures[index] = error
             return nil
         }
-    }
-
-    func frame(for lookup: RawLookup, request: FrameRequest, address: UInt64, path: String) -> SymbolicatedFrame {
-        let frames = sourceFrames(lookup)
-        return SymbolicatedFrame(
-            request: request, status: Self.status(of: lookup.source), lookupAddress: address, debugFile: path, frames: frames,
-            functionStart: lookup.functionStart)
     }
 
     static func status(of source: RawLookup.Source) -> SymbolicatedFrame.Status {
