@@ -96,10 +96,35 @@ public struct StackExpander {
     /// Symbolicates `stack` (innermost first, as the `stack` column holds it). Frame 0 is the
     /// interrupted instruction; every other frame is a return address (docs/design.md, "Symbolication").
     public func expand(_ stack: [StackFrame]) -> ExpandedStack {
-        let requests = stack.enumerated().map { index, frame in
+        expand(stacks: [stack])[0]
+    }
+
+    /// `expand(_:)` for many stacks at once: identical stacks are symbolicated once, and the
+    /// others together, so each debug file answers its distinct addresses in one batch.
+    public func expand(stacks: [[StackFrame]]) -> [ExpandedStack] {
+        var slotOfStack: [[StackFrame]: Int] = [:]
+        var distinct: [[StackFrame]] = []
+        let slots = stacks.map { stack in
+            if let known = slotOfStack[stack] { return known }
+            slotOfStack[stack] = distinct.count
+            distinct.append(stack)
+            return distinct.count - 1
+        }
+        let requests = distinct.map(Self.requests)
+        let answers = symbolizer.symbolicate(stacks: requests)
+        let expanded = requests.indices.map { expand(requests[$0], answers: $0 < answers.count ? answers[$0] : []) }
+        return slots.map { expanded[$0] }
+    }
+
+    /// A stack's requests: frame 0 is the interrupted instruction, the others return addresses.
+    static func requests(_ stack: [StackFrame]) -> [FrameRequest] {
+        stack.enumerated().map { index, frame in
             FrameRequest(image: frame.image, uuid: frame.uuid, offset: frame.offset, isReturnAddress: index > 0)
         }
-        let answers = symbolizer.symbolicate(requests)
+    }
+
+    /// One stack's frames from its answers, inline chains expanded, app frames marked.
+    private func expand(_ requests: [FrameRequest], answers: [SymbolicatedFrame]) -> ExpandedStack {
         var frames: [ExpandedFrame] = []
         var missing: Set<MissingDebugFile> = []
         // Asking once per image keeps a 32-frame stack from asking 32 times about the same image.

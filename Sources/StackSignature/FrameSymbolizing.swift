@@ -5,6 +5,9 @@ import StackSymbolize
 public protocol FrameSymbolizing {
     /// Symbolicates one stack, innermost first; one answer per request, in order.
     func symbolicate(_ stack: [FrameRequest]) -> [SymbolicatedFrame]
+    /// Symbolicates many stacks at once; the same answers as one by one. `BuildSymbolizer` looks up
+    /// each debug file's distinct addresses in one batch.
+    func symbolicate(stacks: [[FrameRequest]]) -> [[SymbolicatedFrame]]
     /// Whether the build's folder holds a debug file for this image UUID (canonical upper case).
     /// This is what makes a frame an app frame (docs/design.md, "Signatures").
     func hasDebugFile(uuid: String) -> Bool
@@ -14,6 +17,9 @@ public protocol FrameSymbolizing {
 }
 
 extension FrameSymbolizing {
+    /// By default, one stack after the other.
+    public func symbolicate(stacks: [[FrameRequest]]) -> [[SymbolicatedFrame]] { stacks.map(symbolicate) }
+
     /// By default only a debug file for the UUID says so; nothing is known about names.
     public func appImage(uuid: String?, name: String?) -> Bool? {
         guard let uuid, hasDebugFile(uuid: uuid) else { return nil }

@@ -34,6 +34,7 @@ struct ReportRun {
                 failed = true
             }
         }
+        reading.flushStacks(stderr: &stderr)
         reading.ranking.reportMissingDebugFiles(stderr: &stderr)
         if reading.ranking.brokenDebugFiles > 0 { failed = true }
         if reading.duplicates > 0 {
@@ -130,17 +131,33 @@ struct ReportReading {
             return
         }
         tally.add(row)
-        guard let occurrence = ranking.occurrence(of: row, from: source, stderr: &stderr) else { return }
-        let part = HourOfBuild(build: row.app_build, hour: ReportTally.hour(of: row))
-        stacks[part, default: WorstStacksTally()].add(occurrence)
-        let signature = StackSignature(of: occurrence.stack).text
-        if occurrence.kind == .crash { tally.addCrashSignature(signature, of: row) }
-        if options.htmlPath != nil, occurrence.kind == .hang {
-            let frames = occurrence.stack.frames.reversed().lazy.map { frame in
-                (name: frame.name, location: frame.file.map { file in frame.line.map { "\(file):\($0)" } ?? file })
+        guard WorstStackKind(row: row) != nil else { return }
+        pendingStacks.append((row, source))
+        if pendingStacks.count >= TopRanking.batchRows { flushStacks(stderr: &stderr) }
+    }
+
+    /// Hang and crash rows whose stacks are not yet symbolicated: a batch, as `top` keeps.
+    private var pendingStacks: [(row: Row, source: String)] = []
+
+    /// Symbolicates the kept rows' stacks in one batch and ranks them per build and hour.
+    mutating func flushStacks(stderr: inout some TextOutputStream) {
+        guard !pendingStacks.isEmpty else { return }
+        for (entry, found) in zip(pendingStacks, ranking.occurrences(of: pendingStacks, stderr: &stderr)) {
+            guard let occurrence = found else { continue }
+            let row = entry.row
+            let part = HourOfBuild(build: row.app_build, hour: ReportTally.hour(of: row))
+            stacks[part, default: WorstStacksTally()].add(occurrence)
+            let signature = StackSignature(of: occurrence.stack).text
+            if occurrence.kind == .crash { tally.addCrashSignature(signature, of: row) }
+            if options.htmlPath != nil, occurrence.kind == .hang {
+                let frames = occurrence.stack.frames.reversed().lazy.map { frame in
+                    (name: frame.name, location: frame.file.map { file in frame.line.map { "\(file):\($0)" } ?? file })
+                }
+                flames[part, default: [:]][signature, default: FlameTree(rootName: "build \(row.app_build)")].add(
+                    frames, seconds: occurrence.weight)
             }
-            flames[part, default: [:]][signature, default: FlameTree(rootName: "build \(row.app_build)")].add(frames, seconds: occurrence.weight)
         }
+        pendingStacks.removeAll(keepingCapacity: true)
     }
 
     /// Picks the build and the one before it, and offers every build's figures to the summaries.

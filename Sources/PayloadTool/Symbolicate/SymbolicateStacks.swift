@@ -45,19 +45,24 @@ enum SymbolicateStacks {
             root: root, build: build, indexFolder: indexFolder, systemSymbols: systemSymbols, format: format, progress: progress)
         var diagnostics: [InputDiagnostic] = []
         for input in inputs {
-            var rows: [Row] = []
-            var causes: [String: CrashCause] = [:]
+            // The cause comes just before its row (`RowSource.readRows`).
+            var cause: (rowKey: String, cause: CrashCause)?
             let ok = RowSource.readRows(
-                path: input, options: ConversionOptions(), standardInput: stdin,
-                report: { diagnostics.append($0) }, emit: { rows.append($0) }, crashCause: { causes[$0.row_key] = $1 })
+                path: input, options: ConversionOptions(), standardInput: stdin, report: { diagnostics.append($0) },
+                emit: { row in
+                    guard let stack = row.stack, !stack.isEmpty else { return }
+                    run.add(row, stack: stack, cause: cause?.rowKey == row.row_key ? cause?.cause : nil)
+                    if run.isFull {
+                        for diagnostic in diagnostics { messages.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") }
+                        diagnostics.removeAll()
+                        run.flush(stdout: &stdout, stderr: &messages)
+                    }
+                }, crashCause: { cause = ($0.row_key, $1) })
             for diagnostic in diagnostics { messages.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") }
             diagnostics.removeAll()
             if !ok { run.failed = true }
-            for row in rows {
-                guard let stack = row.stack, !stack.isEmpty else { continue }
-                run.symbolicate(row, stack: stack, cause: causes[row.row_key], stdout: &stdout, stderr: &messages)
-            }
         }
+        run.flush(stdout: &stdout, stderr: &messages)
         progress.erase()
         stderr = messages.base
         run.finish(stdout: &stdout)
@@ -129,28 +134,73 @@ struct StackRun {
         return (made, folder)
     }
 
-    mutating func symbolicate(
-        _ row: Row, stack: [StackFrame], cause: CrashCause? = nil, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
-    ) {
-        let buildName = build ?? String(row.app_build)
-        let (symbolizer, folder) = symbolizer(for: buildName, stderr: &stderr)
-        let requests = SymbolicateStacks.requests(stack)
-        let answers =
-            symbolizer?.symbolicate(requests)
-            ?? requests.map {
-                SymbolicatedFrame(request: $0, status: .missingDebugFile, lookupAddress: nil, debugFile: nil, frames: [])
-            }
-        for warning in symbolizer?.takeWarnings() ?? [] { stderr.write("warning: \(warning)\n") }
-        for answer in answers where answer.status == .missingDebugFile {
-            let uuid = answer.request.uuid ?? "(none)"
-            if symbolizer != nil, reportedMissing.insert(uuid).inserted {
-                var message = "warning: no debug file for UUID \(uuid) (image \(answer.request.image ?? "?")) in \(folder ?? buildName)"
-                if let failure = symbolizer?.openFailure(uuid: uuid) { message += ": \(failure)" }
-                stderr.write(message + "\n")
-            }
+    /// Rows read and not yet symbolicated: a batch, bounded so memory stays flat on any input.
+    private var pending: [(row: Row, stack: [StackFrame], cause: CrashCause?)] = []
+    private var pendingFrames = 0
+    /// A batch ends at this many rows or frames: one batch holds the 100,000 frames of 20,000
+    /// five-frame rows, whose distinct addresses each debug file looks up at once (docs/speed.md).
+    static let batchRows = 32_768
+    static let batchFrames = 131_072
+
+    var isFull: Bool { pending.count >= Self.batchRows || pendingFrames >= Self.batchFrames }
+
+    /// Keeps a row for the next batch.
+    mutating func add(_ row: Row, stack: [StackFrame], cause: CrashCause?) {
+        pending.append((row, stack, cause))
+        pendingFrames += stack.count
+    }
+
+    /// Symbolicates the rows kept so far, every build's stacks in one batch per debug file, and
+    /// writes them in input order.
+    mutating func flush(stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) {
+        defer {
+            pending.removeAll(keepingCapacity: true)
+            pendingFrames = 0
         }
-        write(row, answers: answers, folder: folder, cause: cause, stdout: &stdout)
-        stackCount += 1
+        // Each row's build folder, opened in the order the rows come (its messages likewise).
+        var symbolizerOfRow: [BuildSymbolizer?] = []
+        var folderOfRow: [String?] = []
+        for entry in pending {
+            let (symbolizer, folder) = symbolizer(for: build ?? String(entry.row.app_build), stderr: &stderr)
+            symbolizerOfRow.append(symbolizer)
+            folderOfRow.append(folder)
+        }
+        var answers = [[SymbolicatedFrame]](repeating: [], count: pending.count)
+        // Builds in the order their rows come.
+        var rowsOfFolder: [String: [Int]] = [:]
+        var folderOrder: [String] = []
+        for (position, folder) in folderOfRow.enumerated() {
+            guard let folder, symbolizerOfRow[position] != nil else { continue }
+            if rowsOfFolder[folder] == nil { folderOrder.append(folder) }
+            rowsOfFolder[folder, default: []].append(position)
+        }
+        for folder in folderOrder {
+            let positions = rowsOfFolder[folder]!
+            let symbolizer = symbolizerOfRow[positions[0]]!
+            let stacks = positions.map { SymbolicateStacks.requests(pending[$0].stack) }
+            for (position, stack) in zip(positions, symbolizer.symbolicate(stacks: stacks)) { answers[position] = stack }
+            for warning in symbolizer.takeWarnings() { stderr.write("warning: \(warning)\n") }
+        }
+        for (position, entry) in pending.enumerated() {
+            let symbolizer = symbolizerOfRow[position]
+            var rowAnswers = answers[position]
+            if symbolizer == nil {
+                rowAnswers = SymbolicateStacks.requests(entry.stack).map {
+                    SymbolicatedFrame(request: $0, status: .missingDebugFile, lookupAddress: nil, debugFile: nil, frames: [])
+                }
+            }
+            for answer in rowAnswers where answer.status == .missingDebugFile {
+                let uuid = answer.request.uuid ?? "(none)"
+                if symbolizer != nil, reportedMissing.insert(uuid).inserted {
+                    let place = folderOfRow[position] ?? build ?? String(entry.row.app_build)
+                    var message = "warning: no debug file for UUID \(uuid) (image \(answer.request.image ?? "?")) in \(place)"
+                    if let failure = symbolizer?.openFailure(uuid: uuid) { message += ": \(failure)" }
+                    stderr.write(message + "\n")
+                }
+            }
+            write(entry.row, answers: rowAnswers, folder: folderOfRow[position], cause: entry.cause, stdout: &stdout)
+            stackCount += 1
+        }
     }
 
     private mutating func write(
@@ -191,12 +241,12 @@ struct StackRun {
         }
     }
 
-    /// Closes the JSON array, or writes the folded stacks with their counts.
     /// How each build's debug files were read (`--verbose`), builds in name order.
     func readingNotes() -> [String] {
         symbolizers.keys.sorted().flatMap { symbolizers[$0]??.readingNotes() ?? [] }
     }
 
+    /// Closes the JSON array, or writes the folded stacks with their counts.
     func finish(stdout: inout some TextOutputStream) {
         switch format {
         case .json: stdout.write(stackCount == 0 ? "[]\n" : "]\n")

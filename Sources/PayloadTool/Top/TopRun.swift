@@ -36,6 +36,7 @@ struct TopRun {
             }
         }
 
+        ranking.flush(stderr: &stderr)
         ranking.reportMissingDebugFiles(stderr: &stderr)
         if ranking.brokenDebugFiles > 0 { failed = true }
         if ranking.duplicates > 0 {
@@ -102,32 +103,63 @@ struct TopRanking {
             duplicates += 1
             return
         }
-        if let occurrence = occurrence(of: row, from: source, stderr: &stderr) { tally.add(occurrence) }
+        pending.append((row, source))
+        if pending.count >= Self.batchRows { flush(stderr: &stderr) }
     }
 
-    /// A hang or crash row symbolicated with its build's debug files and weighed (docs/design.md, "Signatures"),
-    /// `nil` for other rows. `report` ranks these per hour; `top` adds them to its tally.
-    mutating func occurrence(of row: Row, from source: String, stderr: inout some TextOutputStream) -> StackOccurrence? {
-        guard let kind = WorstStackKind(row: row) else { return nil }
-        let expander = expanders[row.app_build] ?? makeExpander(build: row.app_build, stderr: &stderr)
-        expanders[row.app_build] = expander
-        let stack = expander.expand(row.stack ?? [])
-        if !stack.missingDebugFiles.isEmpty {
-            missingByBuild[row.app_build, default: []].formUnion(stack.missingDebugFiles)
+    /// Hang and crash rows not yet symbolicated: a batch, bounded so memory stays flat.
+    private var pending: [(row: Row, source: String)] = []
+    /// A batch ends at this many rows (as `symbolicate`'s: `StackRun.batchRows`).
+    static let batchRows = StackRun.batchRows
+
+    /// Symbolicates the rows kept so far and adds them to the tally, in the order they came.
+    mutating func flush(stderr: inout some TextOutputStream) {
+        guard !pending.isEmpty else { return }
+        for occurrence in occurrences(of: pending, stderr: &stderr) {
+            if let occurrence { tally.add(occurrence) }
         }
-        let weight: Double
-        switch kind {
-        case .crash:
-            weight = options.crashWeight
-        case .hang:
-            if let seconds = row.value, seconds.isFinite, seconds >= 0 {
-                weight = seconds
-            } else {
-                weight = 0
-                stderr.write("warning: \(source): row \(row.row_key): hang without a usable duration counts as 0 s\n")
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// Hang and crash rows symbolicated with their builds' debug files and weighed (docs/design.md,
+    /// "Signatures"), `nil` for other rows: every build's stacks in one batch. `report` ranks these
+    /// per hour; `top` adds them to its tally.
+    mutating func occurrences(of rows: [(row: Row, source: String)], stderr: inout some TextOutputStream) -> [StackOccurrence?] {
+        // The stacks of each build, builds in the order their rows come.
+        var positionsOfBuild: [Int: [Int]] = [:]
+        var buildOrder: [Int] = []
+        for (position, entry) in rows.enumerated() where WorstStackKind(row: entry.row) != nil {
+            if positionsOfBuild[entry.row.app_build] == nil { buildOrder.append(entry.row.app_build) }
+            positionsOfBuild[entry.row.app_build, default: []].append(position)
+        }
+        var stacks = [ExpandedStack?](repeating: nil, count: rows.count)
+        for build in buildOrder {
+            let expander = expanders[build] ?? makeExpander(build: build, stderr: &stderr)
+            expanders[build] = expander
+            let positions = positionsOfBuild[build]!
+            let expanded = expander.expand(stacks: positions.map { rows[$0].row.stack ?? [] })
+            for (position, stack) in zip(positions, expanded) {
+                stacks[position] = stack
+                if !stack.missingDebugFiles.isEmpty { missingByBuild[build, default: []].formUnion(stack.missingDebugFiles) }
             }
         }
-        return StackOccurrence(build: row.app_build, kind: kind, rowKey: row.row_key, weight: weight, stack: stack)
+        return rows.indices.map { position in
+            let (row, source) = rows[position]
+            guard let kind = WorstStackKind(row: row), let stack = stacks[position] else { return nil }
+            let weight: Double
+            switch kind {
+            case .crash:
+                weight = options.crashWeight
+            case .hang:
+                if let seconds = row.value, seconds.isFinite, seconds >= 0 {
+                    weight = seconds
+                } else {
+                    weight = 0
+                    stderr.write("warning: \(source): row \(row.row_key): hang without a usable duration counts as 0 s\n")
+                }
+            }
+            return StackOccurrence(build: row.app_build, kind: kind, rowKey: row.row_key, weight: weight, stack: stack)
+        }
     }
 
     /// One line per build naming the images whose frames stayed `image+0xOFFSET` (docs/design.md, "Symbolication":
