@@ -37,8 +37,9 @@ let package = Package(
         // libpq and libarchive, loaded when first used rather than at start-up (docs/speed.md).
         .target(name: "CLazyLibraries", dependencies: ["CLibpq", "CArchive"], linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "PayloadDecode", dependencies: ["CPayloadKernels", "SystemIO"]),
-        // Names of functions (Swift, Swift 1-3, C++): demangled and simplified, with no DWARF.
-        .target(name: "SymbolNames"),
+        // Names of functions (Swift, Swift 1-3, C++): demangled and simplified, with no DWARF
+        // (SystemIO looks up `__cxa_demangle` at run time).
+        .target(name: "SymbolNames", dependencies: ["SystemIO"]),
         // No unsafeFlags anywhere, so other packages can depend on this one: the release build's
         // speed settings (exclusivity checks off, a non-PIE executable) are given by
         // scripts/build-release, which every script and the README use.

@@ -137,17 +137,16 @@ final class PostgresConnection {
                 if let last { PQclear(last) }
                 throw ServerError(sqlState: "", message: "no answer from the server within \(timeout) s (--timeout)")
             }
-            var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
             // Not retried here on EINTR: the loop comes back with the deadline counted down.
-            let ready: Int32
-            switch SystemCall.valueOrErrno(retryOnInterrupt: false, { poll(&descriptor, 1, Int32(min(remaining, 1) * 1000)) }) {
-            case .success(let count): ready = count
-            case .failure(let failure) where failure.code == EINTR: ready = 0
+            let ready: Bool
+            switch FileIO.waitForInput(PQsocket(connection), milliseconds: Int32(min(remaining, 1) * 1000)) {
+            case .success(let readable): ready = readable
+            case .failure(let failure) where failure.code == EINTR: ready = false
             case .failure(let failure):
                 if let last { PQclear(last) }
                 throw ServerError(sqlState: "", message: "cannot wait for the server: \(failure.text)")
             }
-            if ready > 0, PQconsumeInput(connection) == 0 {
+            if ready, PQconsumeInput(connection) == 0 {
                 if let last { PQclear(last) }
                 let message = Self.trimmed(PQerrorMessage(connection))
                 throw ServerError(sqlState: "", message: message.isEmpty ? "the connection was lost" : message)
@@ -192,8 +191,9 @@ final class PostgresConnection {
             guard remaining > 0 else {
                 throw ServerError(sqlState: "", message: "no answer from the server within \(timeout) s (--timeout)")
             }
-            var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
-            if poll(&descriptor, 1, Int32(Swift.min(remaining, 1) * 1000)) > 0, PQconsumeInput(connection) == 0 {
+            if case .success(true) = FileIO.waitForInput(PQsocket(connection), milliseconds: Int32(Swift.min(remaining, 1) * 1000)),
+                PQconsumeInput(connection) == 0
+            {
                 let message = Self.trimmed(PQerrorMessage(connection))
                 throw ServerError(sqlState: "", message: message.isEmpty ? "the connection was lost" : message)
             }

@@ -50,8 +50,8 @@ public struct BuildSummaries: Sendable {
     /// The file's contents, `nil` when there is no file; `named` is the path messages show.
     private static func read(_ file: String, named path: String) throws(FileError) -> [Int: BuildFigures]? {
         let size: Int64
-        switch SystemCall.status(of: file) {
-        case .success(let info): size = Int64(info.st_size)
+        switch FileIO.status(of: file) {
+        case .success(let info): size = info.size
         case .failure(let failure) where failure.code == ENOENT: return nil
         case .failure(let failure): throw FileError(description: "\(path): cannot read the build summaries: \(failure.text)")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemIO
 
 /// Demangling (Swift through the runtime's `swift_demangle`, C++ through `__cxa_demangle`) and the
 /// simplified `Type.member` form signatures are built from (docs/design.md, "Symbolication").
@@ -20,9 +21,9 @@ public enum SwiftNames {
         runtimeSwiftDemangle(mangled, length, buffer, size, flags)
     }
     private static let cxaDemangle: CxaDemangle? = {
-        var symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__cxa_demangle")
-        if symbol == nil, let library = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL) {
-            symbol = dlsym(library, "__cxa_demangle")
+        var symbol = DynamicLibrary.alreadyLoaded.address(of: "__cxa_demangle")
+        if symbol == nil, let library = DynamicLibrary(loading: "libstdc++.so.6") {
+            symbol = library.address(of: "__cxa_demangle")
         }
         guard let symbol else { return nil }
         return unsafeBitCast(symbol, to: CxaDemangle.self)

@@ -48,16 +48,61 @@ public enum FileIO {
         SystemCall.valueOrErrno { Foundation.read(descriptor, buffer, count) }
     }
 
+    /// Reads up to `count` bytes from `offset` of the file (`pread`: the descriptor's own position
+    /// is left alone, so threads may share it), made again when interrupted: the number read (0 at
+    /// the end), or the `errno`. Inlined: a symbol index reads its pages through it.
+    @inlinable
+    public static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int) -> Result<Int, SystemErrno> {
+        SystemCall.valueOrErrno { pread(descriptor, buffer, count, off_t(offset)) }
+    }
+
+    /// One `write` of up to all of `bytes`: the number written (it may be fewer), or the `errno`.
+    public static func write(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, retryOnInterrupt: Bool = true) -> Result<Int, SystemErrno> {
+        SystemCall.valueOrErrno(retryOnInterrupt: retryOnInterrupt) { Foundation.write(descriptor, bytes.baseAddress, bytes.count) }
+    }
+
     /// Writes all of `bytes` to `descriptor` (the file at `path`, for the message). A write that
     /// takes nothing is a failure too, reported as EIO (its own `errno` is 0, "Success").
     public static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(FileError) {
         var offset = 0
         while offset < bytes.count {
-            let written = try SystemCall.valueOrErrno { Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset) }
-                .get(path: path, action: "cannot write")
+            let written = try write(descriptor, UnsafeRawBufferPointer(rebasing: bytes[offset...])).get(path: path, action: "cannot write")
             // A write that takes nothing would be asked again forever; it says no error of its own.
             guard written > 0 else { throw FileError(path: path, action: "cannot write", errno: SystemErrno(code: EIO)) }
             offset += written
         }
+    }
+
+    /// Closes `descriptor`: nil, or the `errno` (a file system may report a failed write only
+    /// here). Never made again when interrupted: Linux has let go of the descriptor by then, and a
+    /// second close could close a file another thread has just opened under the same number.
+    @discardableResult
+    public static func close(_ descriptor: Int32) -> SystemErrno? {
+        SystemCall.failure(retryOnInterrupt: false) { Foundation.close(descriptor) }
+    }
+
+    /// Gives the open file these permission bits (`fchmod`): nil, or the `errno`.
+    public static func setMode(_ descriptor: Int32, _ mode: mode_t, retryOnInterrupt: Bool = true) -> SystemErrno? {
+        SystemCall.failure(retryOnInterrupt: retryOnInterrupt) { fchmod(descriptor, mode) }
+    }
+
+    /// Gives the open file this owner and group (`fchown`): nil, or the `errno` (`EPERM` when
+    /// this user may not give it away).
+    public static func setOwner(_ descriptor: Int32, _ owner: uid_t, group: gid_t, retryOnInterrupt: Bool = true) -> SystemErrno? {
+        SystemCall.failure(retryOnInterrupt: retryOnInterrupt) { fchown(descriptor, owner, group) }
+    }
+
+    /// Waits until the file's written contents are on the disk (`fsync`): nil, or the `errno`
+    /// (`EINVAL` from a file system that has nothing to flush).
+    public static func flushToDisk(_ descriptor: Int32, retryOnInterrupt: Bool = true) -> SystemErrno? {
+        SystemCall.failure(retryOnInterrupt: retryOnInterrupt) { fsync(descriptor) }
+    }
+
+    /// Waits at most `milliseconds` for `descriptor` (a socket) to have something to read (one
+    /// `poll`): whether it has, or the `errno`. Not made again when interrupted: the caller's
+    /// loop counts its deadline down and asks again.
+    public static func waitForInput(_ descriptor: Int32, milliseconds: Int32) -> Result<Bool, SystemErrno> {
+        var watched = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return SystemCall.valueOrErrno(retryOnInterrupt: false) { poll(&watched, 1, milliseconds) }.map { $0 > 0 }
     }
 }

@@ -1,8 +1,35 @@
 import Foundation
 
-/// Questions about processes and this machine that temporary-file cleanup asks: whose file is it,
-/// and is its writer still there.
+/// This process, the others, and this machine: who we are (temporary names carry the PID), whether a
+/// temporary file's writer is still there, how many cores there are, and how the process ends.
 public enum Processes {
+    /// This process's id (`getpid`).
+    public static var currentID: pid_t { getpid() }
+
+    /// The online cores (`sysconf(_SC_NPROCESSORS_ONLN)`), at least 1. Not
+    /// `ProcessInfo.activeProcessorCount`, which reads the cgroup and mount tables: a tenth of a
+    /// small run's start-up.
+    public static var processorCount: Int { Swift.max(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 1) }
+
+    /// The permission bits new files do not get (the umask). Read by setting it to 0 and back,
+    /// the only way there is: a file another thread creates in between gets no mask.
+    public static var fileCreationMask: mode_t {
+        let mask = umask(0)
+        umask(mask)
+        return mask
+    }
+
+    /// A write to a pipe nobody reads then fails with `EPIPE` instead of ending the process with
+    /// SIGPIPE, so the writer can remove its temporary files and end as it chooses.
+    public static func ignoreBrokenPipes() {
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// Ends the process with `status` (`exit`: `atexit` handlers run, C streams are flushed).
+    public static func exit(_ status: Int32) -> Never {
+        Foundation.exit(status)
+    }
+
     /// Whether a process with this PID exists. One of another user's counts (`EPERM`): it may be
     /// writing. Only `ESRCH` says it is gone.
     public static func isRunning(_ pid: pid_t) -> Bool {
@@ -25,8 +52,8 @@ extension FileIO {
         if case .success = SystemCall.valueOrErrno({ mkdir(path, mode) }) { return nil }
         let failure = SystemErrno.current
         if failure.code == EEXIST {
-            guard case .success(let status) = SystemCall.status(of: path) else { return failure }
-            return (status.st_mode & S_IFMT) == S_IFDIR ? nil : SystemErrno(code: ENOTDIR)
+            guard case .success(let status) = FileIO.status(of: path) else { return failure }
+            return status.kind == .folder ? nil : SystemErrno(code: ENOTDIR)
         }
         let parent = (path as NSString).deletingLastPathComponent
         guard failure.code == ENOENT, !parent.isEmpty, parent != path else { return failure }

@@ -54,12 +54,9 @@ public struct ReplacedFile: Sendable {
     public init(path: String) throws(Failure) {
         self.path = path
         var target = path
-        var linkInfo = stat()
-        if lstat(path, &linkInfo) == 0, (linkInfo.st_mode & S_IFMT) == S_IFLNK {
-            switch SystemCall.nonNilValueOrErrno(retryOnInterrupt: false, { realpath(path, nil) }) {
-            case .success(let resolved):
-                target = String(cString: resolved)
-                free(resolved)
+        if case .success(let link) = FileIO.linkStatus(of: path, retryOnInterrupt: false), link.kind == .symbolicLink {
+            switch FileIO.resolvedPath(path) {
+            case .success(let resolved): target = resolved
             case .failure(let failure):
                 throw Failure(reason: "a symbolic link to nothing (\(failure.text)); it is written through only to an existing file")
             }
@@ -68,18 +65,18 @@ public struct ReplacedFile: Sendable {
         let name = (target as NSString).lastPathComponent
         let parent = (target as NSString).deletingLastPathComponent
         folder = parent.isEmpty ? "." : parent
-        temporaryPath = (folder as NSString).appendingPathComponent(".\(name).tmp-\(getpid())")
-        if case .success(let info) = SystemCall.status(of: target) {
-            guard (info.st_mode & S_IFMT) == S_IFREG else { throw Failure(reason: "not a regular file (\(Self.kind(info.st_mode)))") }
+        temporaryPath = (folder as NSString).appendingPathComponent(".\(name).tmp-\(Processes.currentID)")
+        if case .success(let info) = FileIO.status(of: target) {
+            guard info.kind == .regular else { throw Failure(reason: "not a regular file (\(info.kind))") }
             // `access` alone would let root replace a read-only file.
-            guard info.st_mode & 0o222 != 0, access(target, W_OK) == 0 else { throw Failure(reason: "the file is read-only") }
+            guard info.permissions & 0o222 != 0, FileIO.isWritable(target) else { throw Failure(reason: "the file is read-only") }
         }
     }
 
     /// The target's permission bits, or `nil` when there is no file yet.
     public var existingMode: mode_t? {
-        guard case .success(let info) = SystemCall.status(of: targetPath) else { return nil }
-        return info.st_mode & 0o7777
+        guard case .success(let info) = FileIO.status(of: targetPath) else { return nil }
+        return info.permissions
     }
 
     /// Removes `.NAME.tmp-PID` files of processes that no longer exist (a run killed by SIGKILL, or
@@ -92,8 +89,8 @@ public struct ReplacedFile: Sendable {
         for name in names where name.hasPrefix(prefix) {
             let digits = name.dropFirst(prefix.count)
             guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let pid = Int32(digits), pid > 0 else { continue }
-            if pid != getpid(), Processes.isRunning(pid) { continue }
-            unlink((folder as NSString).appendingPathComponent(name))
+            if pid != Processes.currentID, Processes.isRunning(pid) { continue }
+            FileIO.remove((folder as NSString).appendingPathComponent(name))
         }
     }
 
@@ -101,9 +98,9 @@ public struct ReplacedFile: Sendable {
     /// renames it over the target. On failure the temporary file is removed and the target is
     /// left as it was.
     public func replace(with bytes: [UInt8], tracking: TemporaryFileTracking = .none) throws(Failure) {
-        var existing: stat?
-        if case .success(let info) = SystemCall.status(of: targetPath) { existing = info }
-        unlink(temporaryPath)  // left by an earlier run of the same process id that was killed
+        var existing: FileStatus?
+        if case .success(let info) = FileIO.status(of: targetPath) { existing = info }
+        FileIO.remove(temporaryPath)  // left by an earlier run of the same process id that was killed
         tracking.register(temporaryPath)
         let descriptor: Int32
         do {
@@ -116,16 +113,14 @@ public struct ReplacedFile: Sendable {
         }
         var isOpen = true
         func fail(_ action: String, _ failure: SystemErrno) -> Failure {
-            if isOpen { close(descriptor) }
+            if isOpen { FileIO.close(descriptor) }
             isOpen = false
-            unlink(temporaryPath)
+            FileIO.remove(temporaryPath)
             tracking.unregister(temporaryPath)
             return Failure(reason: "\(action): \(failure.text)")
         }
-        func call(_ action: String, unless harmless: Int32? = nil, _ body: () -> Int32) throws(Failure) {
-            if case .failure(let failure) = SystemCall.valueOrErrno(retryOnInterrupt: true, body), failure.code != harmless {
-                throw fail(action, failure)
-            }
+        func check(_ action: String, _ failure: SystemErrno?, unless harmless: Int32? = nil) throws(Failure) {
+            if let failure, failure.code != harmless { throw fail(action, failure) }
         }
         let written = bytes.withUnsafeBytes { raw -> SystemErrno? in
             do throws(FileError) {
@@ -139,32 +134,19 @@ public struct ReplacedFile: Sendable {
         if let existing {
             // Another user's file keeps its owner only when we may give it (EPERM: we may not, and
             // that is no reason to fail); then its mode, which a chown may have cleared bits of.
-            try call("cannot keep the file's owner", unless: EPERM) { fchown(descriptor, existing.st_uid, existing.st_gid) }
-            try call("cannot set the file's mode") { fchmod(descriptor, existing.st_mode & 0o7777) }
+            try check("cannot keep the file's owner", FileIO.setOwner(descriptor, existing.owner, group: existing.group), unless: EPERM)
+            try check("cannot set the file's mode", FileIO.setMode(descriptor, existing.permissions))
         }
         // A file system without fsync (EINVAL) has nothing to flush.
-        try call("cannot write \(temporaryPath)", unless: EINVAL) { fsync(descriptor) }
+        try check("cannot write \(temporaryPath)", FileIO.flushToDisk(descriptor), unless: EINVAL)
         isOpen = false
-        if case .failure(let failure) = SystemCall.valueOrErrno(retryOnInterrupt: false, { close(descriptor) }) {
-            throw fail("cannot write \(temporaryPath)", failure)
-        }
-        try call("cannot rename \(temporaryPath) into place") { rename(temporaryPath, targetPath) }
+        try check("cannot write \(temporaryPath)", FileIO.close(descriptor))
+        try check("cannot rename \(temporaryPath) into place", FileIO.rename(temporaryPath, to: targetPath))
         tracking.unregister(temporaryPath)
         // The rename itself reaches the disk with the folder's entry; failing that loses nothing now.
         if case .success(let folderDescriptor) = SystemCall.valueOrErrno({ Foundation.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }) {
-            _ = fsync(folderDescriptor)
-            close(folderDescriptor)
-        }
-    }
-
-    private static func kind(_ mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFCHR: return "a character device"
-        case S_IFBLK: return "a block device"
-        case S_IFIFO: return "a FIFO"
-        case S_IFSOCK: return "a socket"
-        case S_IFDIR: return "a folder"
-        default: return "not a regular file"
+            _ = FileIO.flushToDisk(folderDescriptor, retryOnInterrupt: false)
+            FileIO.close(folderDescriptor)
         }
     }
 }

@@ -44,9 +44,9 @@ public enum SystemCall {
         }
     }
 
-    /// `stat` of `path`, or the `errno` it failed with.
-    public static func status(of path: String) -> Result<stat, SystemErrno> {
-        var status = stat()
-        return valueOrErrno { stat(path, &status) }.map { _ in status }
+    /// As `valueOrErrno` for a call whose value says nothing but success: nil, or the `errno`.
+    static func failure(retryOnInterrupt: Bool, _ call: () -> Int32) -> SystemErrno? {
+        guard case .failure(let failure) = valueOrErrno(retryOnInterrupt: retryOnInterrupt, call) else { return nil }
+        return failure
     }
 }

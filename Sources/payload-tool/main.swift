@@ -4,7 +4,7 @@ import SystemIO
 
 // A closed pipe shows as EPIPE on the write, where FileDescriptorOutput ends the run quietly
 // after removing temporary files; an interrupted run removes them too.
-signal(SIGPIPE, SIG_IGN)
+Processes.ignoreBrokenPipes()
 TemporaryFiles.removeOnSignals()
 
 let standardOutput = FileDescriptorOutput(descriptor: STDOUT_FILENO)
@@ -19,7 +19,7 @@ standardOutput.flush()
 if let failure = standardOutput.failure {
     standardError.write("error: \(failure)\n")
     standardError.flush()
-    exit(status == PayloadTool.exitSuccess ? PayloadTool.exitFailure : status)
+    Processes.exit(status == PayloadTool.exitSuccess ? PayloadTool.exitFailure : status)
 }
 standardError.flush()
-exit(status)
+Processes.exit(status)

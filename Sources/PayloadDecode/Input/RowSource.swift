@@ -89,7 +89,7 @@ public enum RowSource {
                 return false
             }
         }
-        defer { if path != "-" { close(descriptor) } }
+        defer { if path != "-" { FileIO.close(descriptor) } }
         // The session keeps the closures only for this call.
         return withoutActuallyEscaping(report) { report in
             withoutActuallyEscaping(emit) { emit in

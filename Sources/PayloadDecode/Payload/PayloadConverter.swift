@@ -1,4 +1,5 @@
 import Foundation
+import SystemIO
 
 /// The context columns every row of one payload (or one diagnostic) shares.
 struct RowContext {
@@ -188,8 +189,8 @@ final class PayloadConverter {
                 return found
             }
         }
-        var status = stat()
-        if file != "<stdin>", stat(file, &status) == 0, let found = iso(Int64(status.st_mtim.tv_sec), Int64(status.st_mtim.tv_sec), "timeStampBegin")
+        if file != "<stdin>", case .success(let status) = FileIO.status(of: file, retryOnInterrupt: false),
+            let found = iso(status.modifiedSeconds, status.modifiedSeconds, "timeStampBegin")
         {
             warn("timeStampBegin", "missing; the period is the file's modification time, \(found.0) (--period-start sets it)")
             return found

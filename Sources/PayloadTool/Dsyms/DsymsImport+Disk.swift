@@ -15,8 +15,11 @@ extension DsymsImport {
             let enumerator = FileManager.default.enumerator(atPath: path)
             while let relative = enumerator?.nextObject() as? String {
                 let full = (path as NSString).appendingPathComponent(relative)
-                var status = stat()
-                if lstat(full, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, !relative.hasSuffix(".plist") { files.append(full) }
+                if case .success(let status) = FileIO.linkStatus(of: full, retryOnInterrupt: false), status.kind == .regular,
+                    !relative.hasSuffix(".plist")
+                {
+                    files.append(full)
+                }
             }
         } else {
             files = [path]
@@ -88,8 +91,9 @@ extension DsymsImport {
     /// A property list's bytes, or nil when it is missing, not a regular file, or larger than
     /// `largestPropertyList` (never read into memory whole).
     static func plistData(_ path: String) -> Data? {
-        var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) <= largestPropertyList else { return nil }
+        guard case .success(let status) = FileIO.status(of: path, retryOnInterrupt: false), status.kind == .regular,
+            Int(status.size) <= largestPropertyList
+        else { return nil }
         return FileManager.default.contents(atPath: path)
     }
 

@@ -133,7 +133,7 @@ enum DsymsImport {
             return PayloadTool.exitFailure
         }
         StoreTemporaryFiles.removeStale(root: rootFolder)
-        let staging = StoreTemporaryFiles.stagingFolder(root: rootFolder, pid: getpid())
+        let staging = StoreTemporaryFiles.stagingFolder(root: rootFolder, pid: Processes.currentID)
         TemporaryFiles.registerFolder(staging)
         defer {
             try? FileManager.default.removeItem(atPath: staging)
@@ -220,7 +220,7 @@ enum DsymsImport {
             for problem in scan.problems { failures.fail("\(candidate.displayName): \(problem.message)") }
             if scan.files.isEmpty {
                 if scan.problems.isEmpty { gathered.skipped += 1 }
-                if candidate.isStaged { unlink(candidate.source) }
+                if candidate.isStaged { FileIO.remove(candidate.source) }
                 continue
             }
             candidate.files = scan.files
@@ -294,7 +294,7 @@ enum DsymsImport {
         var removed: Set<String> = []
         for file in existing.joined() where file.path != destination && isPlacedByImport(file.path, folder: folder) {
             guard Set(file.uuids).isSubset(of: Set(uuids)), candidate.hasDebugInfo || !file.hasDebugInfo else { continue }
-            if unlink(file.path) == 0 { removed.insert(file.path) }
+            if FileIO.remove(file.path) { removed.insert(file.path) }
         }
         present.replace(
             uuids,
@@ -342,24 +342,24 @@ enum DsymsImport {
 
     /// Writes the file under a temporary name beside `destination` and renames it into place.
     static func place(_ candidate: Candidate, at destination: String) -> String? {
-        let temporary = destination + StoreTemporaryFiles.suffix(for: getpid())
+        let temporary = destination + StoreTemporaryFiles.suffix(for: Processes.currentID)
         TemporaryFiles.register(temporary)
         defer { TemporaryFiles.unregister(temporary) }
-        unlink(temporary)
+        FileIO.remove(temporary)
         do {
             if candidate.isStaged {
-                if case .failure(let failure) = SystemCall.valueOrErrno(retryOnInterrupt: false, { rename(candidate.source, temporary) }) {
+                if let failure = FileIO.rename(candidate.source, to: temporary, retryOnInterrupt: false) {
                     return "cannot move into place: \(failure.text)"
                 }
             } else {
                 try FileManager.default.copyItem(atPath: candidate.source, toPath: temporary)
             }
         } catch {
-            unlink(temporary)
+            FileIO.remove(temporary)
             return "cannot copy: \(error.localizedDescription)"
         }
-        if case .failure(let failure) = SystemCall.valueOrErrno(retryOnInterrupt: false, { rename(temporary, destination) }) {
-            unlink(temporary)
+        if let failure = FileIO.rename(temporary, to: destination, retryOnInterrupt: false) {
+            FileIO.remove(temporary)
             return "cannot rename into place: \(failure.text)"
         }
         return nil

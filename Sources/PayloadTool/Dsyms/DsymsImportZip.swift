@@ -50,8 +50,7 @@ extension DsymsImport {
             throw ZipError(description: "not a zip libarchive can read (\(String(cString: archive_error_string(archive))))")
         }
         var zipSize: Int64 = 0
-        var status = stat()
-        if stat(path, &status) == 0 { zipSize = Int64(status.st_size) }
+        if case .success(let status) = FileIO.status(of: path, retryOnInterrupt: false) { zipSize = status.size }
         let mostBytes = max(ZipLimits.ratioFloor, zipSize.multipliedReportingOverflow(by: ZipLimits.expansionRatio).partialValue)
         var written: Int64 = 0
         var unpacked = UnpackedZip()
@@ -106,8 +105,8 @@ extension DsymsImport {
                 try extractEntry(archive, to: file, writtenSoFar: &written, mostBytes: mostBytes)
             } catch let limit as LimitReached {
                 // Refused whole: nothing it staged is placed, and reading stops here.
-                unlink(file)
-                for (stagedFile, _) in staged { unlink(stagedFile) }
+                FileIO.remove(file)
+                for (stagedFile, _) in staged { FileIO.remove(stagedFile) }
                 unpacked.refused.append("'\(name)': \(limit.description); nothing of this zip was imported")
                 return UnpackedZip(candidates: [], refused: unpacked.refused, archivesWithoutDSYMs: [])
             }
@@ -185,7 +184,7 @@ extension DsymsImport {
         } catch {
             throw ZipError(description: "cannot create \(file): \(error.reason)")
         }
-        defer { close(descriptor) }
+        defer { FileIO.close(descriptor) }
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var entryBytes: Int64 = 0
         while true {

@@ -28,42 +28,34 @@ final class AtomicOutputFile {
     init(path: String) throws(OpenError) {
         self.path = path
         var target = path
-        var linkInfo = stat()
-        if lstat(path, &linkInfo) == 0, (linkInfo.st_mode & S_IFMT) == S_IFLNK {
-            let resolved: UnsafeMutablePointer<CChar>
-            switch SystemCall.nonNilValueOrErrno(retryOnInterrupt: false, { realpath(path, nil) }) {
-            case .success(let value): resolved = value
+        if case .success(let link) = FileIO.linkStatus(of: path, retryOnInterrupt: false), link.kind == .symbolicLink {
+            switch FileIO.resolvedPath(path) {
+            case .success(let resolved): target = resolved
             case .failure(let failure):
                 throw OpenError(
                     description: "\(path): a symbolic link to nothing (\(failure.text)); --output writes through a link only to an existing file",
                     isUsage: true)
             }
-            target = String(cString: resolved)
-            free(resolved)
         }
         targetPath = target
-        var info = stat()
-        if stat(target, &info) == 0 {
-            guard (info.st_mode & S_IFMT) == S_IFREG else {
-                throw OpenError(
-                    description: "\(path): not a regular file (\(Self.kind(info.st_mode))); --output writes regular files only", isUsage: true)
+        if case .success(let info) = FileIO.status(of: target, retryOnInterrupt: false) {
+            guard info.kind == .regular else {
+                throw OpenError(description: "\(path): not a regular file (\(info.kind)); --output writes regular files only", isUsage: true)
             }
             // `access` alone would let root replace a read-only file.
-            guard info.st_mode & 0o222 != 0, access(target, W_OK) == 0 else {
+            guard info.permissions & 0o222 != 0, FileIO.isWritable(target) else {
                 throw OpenError(description: "\(path): cannot write: the file is read-only", isUsage: false)
             }
-            mode = info.st_mode & 0o7777
-            owner = (info.st_uid, info.st_gid)
+            mode = info.permissions
+            owner = (info.owner, info.group)
         } else {
-            let mask = umask(0)
-            umask(mask)
-            mode = 0o666 & ~mask
+            mode = 0o666 & ~Processes.fileCreationMask
             owner = nil
         }
         let url = URL(fileURLWithPath: target)
         let folder = url.deletingLastPathComponent().path
-        temporaryPath = folder + "/." + url.lastPathComponent + ".tmp-\(getpid())"
-        unlink(temporaryPath)  // left by an earlier run of the same process id that was killed
+        temporaryPath = folder + "/." + url.lastPathComponent + ".tmp-\(Processes.currentID)"
+        FileIO.remove(temporaryPath)  // left by an earlier run of the same process id that was killed
         // Registered before it exists: registering installs the signal handlers, and a signal
         // between creating the file and registering it would end the run by its default action
         // and leave the file behind.
@@ -74,17 +66,6 @@ final class AtomicOutputFile {
         } catch {
             TemporaryFiles.unregister(temporaryPath)
             throw OpenError(description: "\(path): cannot create the output file: \(error.reason)", isUsage: false)
-        }
-    }
-
-    private static func kind(_ mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFCHR: return "a character device"
-        case S_IFBLK: return "a block device"
-        case S_IFIFO: return "a FIFO"
-        case S_IFSOCK: return "a socket"
-        case S_IFDIR: return "a folder"
-        default: return "not a regular file"
         }
     }
 
@@ -103,22 +84,26 @@ final class AtomicOutputFile {
     /// Gives the file its mode (and, for a file that existed, its owner), flushes it to disk and
     /// renames it into place; returns a message on failure.
     func commit() -> String? {
-        func failed(_ action: String, _ call: () -> Int32, unless harmless: Int32? = nil) -> String? {
-            guard case .failure(let failure) = SystemCall.valueOrErrno(retryOnInterrupt: false, call), failure.code != harmless
-            else { return nil }
+        // One try each, and the message names the path the user gave.
+        func failed(_ action: String, _ failure: SystemErrno?, unless harmless: Int32? = nil) -> String? {
+            guard let failure, failure.code != harmless else { return nil }
             return FileError(path: path, action: action, errno: failure).description
         }
         // Another user's file keeps its owner only when we may give it (EPERM: we may not, and
         // that is no reason to fail); a file system without fsync (EINVAL) has nothing to flush.
-        if let owner, let message = failed("cannot keep the file's owner", { fchown(descriptor, owner.uid, owner.gid) }, unless: EPERM) {
+        if let owner,
+            let message = failed(
+                "cannot keep the file's owner", FileIO.setOwner(descriptor, owner.uid, group: owner.gid, retryOnInterrupt: false), unless: EPERM)
+        {
             return message
         }
-        if let message = failed("cannot set the file's mode", { fchmod(descriptor, mode) }) { return message }
-        if let message = failed("cannot write", { fsync(descriptor) }, unless: EINVAL) { return message }
+        if let message = failed("cannot set the file's mode", FileIO.setMode(descriptor, mode, retryOnInterrupt: false)) { return message }
+        if let message = failed("cannot write", FileIO.flushToDisk(descriptor, retryOnInterrupt: false), unless: EINVAL) { return message }
         let closing = descriptor
         descriptor = -1
-        if let message = failed("cannot write", { close(closing) }) { return message }
-        if let message = failed("cannot rename the finished output into place", { rename(temporaryPath, targetPath) }) {
+        if let message = failed("cannot write", FileIO.close(closing)) { return message }
+        if let message = failed("cannot rename the finished output into place", FileIO.rename(temporaryPath, to: targetPath, retryOnInterrupt: false))
+        {
             return message
         }
         TemporaryFiles.unregister(temporaryPath)
@@ -128,10 +113,10 @@ final class AtomicOutputFile {
     /// Removes the temporary file (after a failure).
     func discard() {
         if descriptor >= 0 {
-            close(descriptor)
+            FileIO.close(descriptor)
             descriptor = -1
         }
-        unlink(temporaryPath)
+        FileIO.remove(temporaryPath)
         TemporaryFiles.unregister(temporaryPath)
     }
 

@@ -12,9 +12,9 @@ enum OutputIsInput {
         var inode: UInt64
 
         init?(_ path: String) {
-            guard case .success(let status) = SystemCall.status(of: path) else { return nil }
-            device = UInt64(status.st_dev)
-            inode = UInt64(status.st_ino)
+            guard case .success(let status) = FileIO.status(of: path) else { return nil }
+            device = status.device
+            inode = status.inode
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import PayloadDecode
+import SystemIO
 
 /// The progress line (README, "Using it"): `[done/total] input` on stderr, redrawn in place, only
 /// when stderr is a terminal (`TERM` not `dumb`) and stdout is not (data printed to the same
@@ -19,7 +20,7 @@ final class ProgressLine {
     init(total: Int, evenForOneInput: Bool = false) {
         self.total = total
         enabled =
-            (total > 1 || evenForOneInput) && isatty(STDERR_FILENO) != 0 && isatty(STDOUT_FILENO) == 0
+            (total > 1 || evenForOneInput) && Terminal.isTerminal(STDERR_FILENO) && !Terminal.isTerminal(STDOUT_FILENO)
             && ProcessInfo.processInfo.environment["TERM"] != "dumb"
     }
 
@@ -53,7 +54,7 @@ final class ProgressLine {
 
     private func draw(_ text: String) {
         var text = text
-        text.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
+        text.withUTF8 { bytes in _ = FileIO.write(STDERR_FILENO, UnsafeRawBufferPointer(bytes), retryOnInterrupt: false) }
     }
 }
 

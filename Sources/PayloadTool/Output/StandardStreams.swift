@@ -49,7 +49,7 @@ public final class FileDescriptorOutput: TextOutputStream, ByteOutputStream {
     private func writeAll(_ bytes: UnsafeRawBufferPointer) {
         var start = 0
         while start < bytes.count, failure == nil {
-            switch SystemCall.valueOrErrno({ Foundation.write(descriptor, bytes.baseAddress! + start, bytes.count - start) }) {
+            switch FileIO.write(descriptor, UnsafeRawBufferPointer(rebasing: bytes[start...])) {
             case .success(0):
                 failure = "\(name): cannot write: nothing was written"
             case .success(let written):

@@ -76,9 +76,9 @@ enum RowsCommand {
     /// A regular file small enough to hold its rows in memory while others convert.
     static func isSmallFile(_ path: String) -> Bool {
         guard path != "-" else { return false }
-        var info = stat()
-        guard stat(path, &info) == 0 else { return true }  // readRows reports why it cannot be read
-        return (info.st_mode & S_IFMT) == S_IFREG && info.st_size <= 8 << 20
+        // A file that cannot be read counts as small: readRows reports why it cannot be read.
+        guard case .success(let info) = FileIO.status(of: path, retryOnInterrupt: false) else { return true }
+        return info.kind == .regular && info.size <= 8 << 20
     }
 
     /// The next input a free thread converts, and the next one to deliver, each under its own lock.

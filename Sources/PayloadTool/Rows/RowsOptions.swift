@@ -1,5 +1,6 @@
 import Foundation
 import PayloadDecode
+import SystemIO
 
 /// `payload-tool rows`' options, declared once: parsing, usage and help all come from here.
 struct RowsOptions: CommandOptions {
@@ -71,9 +72,7 @@ struct RowsOptions: CommandOptions {
 
     /// One conversion thread per core (at most 4). Each input is converted and formatted by one
     /// thread, so a busy machine costs only the switching between them.
-    /// The online cores (`sysconf`), not `ProcessInfo.activeProcessorCount`, which reads the cgroup
-    /// and mount tables: a tenth of a small run's start-up.
     static func defaultJobs() -> Int {
-        Swift.min(Swift.max(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 1), 4)
+        Swift.min(Processes.processorCount, 4)
     }
 }

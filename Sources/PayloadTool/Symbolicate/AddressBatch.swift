@@ -63,8 +63,9 @@ struct AddressBatch {
         // grown by doubling they were copied into fresh pages, a twentieth of a small binary's
         // page faults.
         var fileSize = 0
-        var status = stat()
-        if fstat(stdin.fileDescriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG { fileSize = Int(status.st_size) }
+        if case .success(let status) = FileIO.status(ofDescriptor: stdin.fileDescriptor, retryOnInterrupt: false), status.kind == .regular {
+            fileSize = Int(status.size)
+        }
         var firstChunk = true
         while true {
             // A read error ends the input as its end would: what was read is answered.

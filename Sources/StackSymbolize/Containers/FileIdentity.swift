@@ -1,4 +1,5 @@
 import Foundation
+import SystemIO
 
 /// What identifies a file's contents on disk cheaply: device, inode, size and modification time.
 /// A debug file or index replaced or truncated after it was opened has another one.
@@ -10,23 +11,21 @@ struct FileIdentity: Equatable {
     var modifiedNanoseconds: Int64
 
     init?(path: String) {
-        var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
+        guard case .success(let status) = FileIO.status(of: path, retryOnInterrupt: false) else { return nil }
         self.init(status)
     }
 
     init?(descriptor: Int32) {
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return nil }
+        guard case .success(let status) = FileIO.status(ofDescriptor: descriptor, retryOnInterrupt: false) else { return nil }
         self.init(status)
     }
 
-    private init(_ status: stat) {
-        device = UInt64(status.st_dev)
-        inode = UInt64(status.st_ino)
-        size = Int64(status.st_size)
-        modified = Int64(status.st_mtim.tv_sec)
-        modifiedNanoseconds = Int64(status.st_mtim.tv_nsec)
+    private init(_ status: FileStatus) {
+        device = status.device
+        inode = status.inode
+        size = status.size
+        modified = status.modifiedSeconds
+        modifiedNanoseconds = status.modifiedNanoseconds
     }
 }
 

@@ -23,23 +23,19 @@ final class MappedFile: @unchecked Sendable {
         self.path = path
         let descriptor = try SystemCall.openForReading(path)
         var keeps = false
-        defer { if !keeps { close(descriptor) } }
-        var status = stat()
-        _ = try SystemCall.valueOrErrno { fstat(descriptor, &status) }.orThrow(path: path, action: "cannot stat")
-        guard (status.st_mode & S_IFMT) == S_IFREG else { throw SymbolizeError.fileSystem(path: path, "not a regular file") }
+        defer { if !keeps { FileIO.close(descriptor) } }
+        let status = try FileIO.status(ofDescriptor: descriptor).orThrow(path: path, action: "cannot stat")
+        guard status.kind == .regular else { throw SymbolizeError.fileSystem(path: path, "not a regular file") }
         identity = FileIdentity(descriptor: descriptor)
         keeps = keepingDescriptor
         self.descriptor = keepingDescriptor ? descriptor : nil
-        let size = Int(status.st_size)
+        let size = Int(status.size)
         if size == 0 {
             bytes = UnsafeRawBufferPointer(start: nil, count: 0)
             region = nil
             return
         }
-        let address = try SystemCall.nonNilValueOrErrno(retryOnInterrupt: false) { () -> UnsafeMutableRawPointer? in
-            let mapped = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0)
-            return mapped == MAP_FAILED ? nil : mapped
-        }.orThrow(path: path, action: "cannot map")
+        let address = try MemoryMapping.mapReadOnly(descriptor, count: size).orThrow(path: path, action: "cannot map")
         bytes = UnsafeRawBufferPointer(start: address, count: size)
         region = MappedRegions.register(address, count: size)
     }
@@ -54,11 +50,11 @@ final class MappedFile: @unchecked Sendable {
 
     /// Drops the mapping's pages from this process's resident memory; they stay in the page cache
     /// and come back on the next read. The mapping is read-only, so no page holds a change.
-    func releaseResidentPages() { SystemCall.dropResidentPages(bytes) }
+    func releaseResidentPages() { MemoryMapping.dropResidentPages(bytes) }
 
     deinit {
-        if let descriptor { close(descriptor) }
+        if let descriptor { FileIO.close(descriptor) }
         MappedRegions.unregister(region)
-        if let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
+        MemoryMapping.unmap(bytes)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemIO
 
 /// Memory-mapped debug and index files that may shrink while they are read.
 ///
@@ -21,7 +22,7 @@ enum MappedRegions {
     //   either before or after a write; a mapping is read only after `register` returned its
     //   slot, so the handler never misses a mapping being read.
     // - `pageSize` and `handlerInstalled` are read and written only under `lock`; the handler
-    //   reads `pageSize` too, but only after `installHandler` wrote it and then called `sigaction`.
+    //   reads `pageSize` too, but only after `installHandler` wrote it and then installed the handler.
 
     /// Per slot: start and end address of a registered mapping (0 when free), and the damage mark.
     nonisolated(unsafe) private static let starts: UnsafeMutablePointer<UInt> = zeroedSlots()
@@ -73,17 +74,11 @@ enum MappedRegions {
     private static func installHandler() {
         guard !handlerInstalled else { return }
         handlerInstalled = true
-        let size = sysconf(Int32(_SC_PAGESIZE))
+        let size = MemoryMapping.pageSize
         if size > 0 { pageSize = UInt(size) }
         // Touch the tables so their one-time initialisation never runs inside the handler.
         _ = (starts, ends, damage)
-        var action = sigaction()
-        action.__sigaction_handler.sa_sigaction = { _, info, _ in
-            MappedRegions.busError(at: UInt(bitPattern: info?.pointee._sifields._sigfault.si_addr))
-        }
-        action.sa_flags = SA_SIGINFO | Int32(SA_NODEFER)
-        sigemptyset(&action.sa_mask)
-        sigaction(SIGBUS, &action, nil)
+        MemoryMapping.handleBusErrors { address in MappedRegions.busError(at: address) }
     }
 
     /// The SIGBUS handler's work: a fault inside a registered mapping gets a page of zeros and a
@@ -93,12 +88,9 @@ enum MappedRegions {
             let start = starts[slot]
             if start != 0, address >= start, address < ends[slot] {
                 damage[slot] = 1
-                let page = address & ~(pageSize - 1)
-                let replaced = mmap(
-                    UnsafeMutableRawPointer(bitPattern: page), Int(pageSize), PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0)
-                if replaced != MAP_FAILED { return }
+                if MemoryMapping.replaceWithZeros(at: address & ~(pageSize - 1), size: pageSize) { return }
             }
         }
-        signal(SIGBUS, SIG_DFL)
+        MemoryMapping.restoreDefaultBusErrorAction()
     }
 }

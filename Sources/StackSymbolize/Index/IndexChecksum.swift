@@ -66,7 +66,7 @@ struct IndexChecksum {
     /// The checksum of the first `length` bytes of the file at `path`, read 1 MB at a time.
     static func of(path: String, length: Int) throws(SymbolizeError) -> UInt64 {
         let descriptor = try SystemCall.openForReading(path)
-        defer { close(descriptor) }
+        defer { FileIO.close(descriptor) }
         return try of(descriptor: descriptor, path: path, length: length)
     }
 
@@ -78,7 +78,7 @@ struct IndexChecksum {
         var done = 0
         while done < length {
             // A read error other than an interruption counts as a short read, as the end of the file does.
-            let read = SystemCall.valueOrErrno { pread(descriptor, buffer.baseAddress, min(buffer.count, length - done), off_t(done)) }
+            let read = FileIO.read(descriptor, into: buffer.baseAddress!, count: min(buffer.count, length - done), at: done)
             guard case .success(let got) = read, got > 0 else {
                 throw SymbolizeError.corrupt(path: path, "symbol index is truncated or corrupt (short read)")
             }

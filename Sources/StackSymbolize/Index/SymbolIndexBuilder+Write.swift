@@ -111,13 +111,13 @@ extension SymbolIndexBuilder {
         for position in stride(from: 0, to: part.starts.count, by: SymbolIndex.blockSize) { file.append(offset(part.starts[position])!) }
         file.pad()
         let written = file.finish()
-        close(descriptor)
+        FileIO.close(descriptor)
         guard written else {
-            unlink(temporary)
+            FileIO.remove(temporary)
             throw SymbolizeError.indexNotWritten(path: temporary, "cannot write the symbol index")
         }
-        if case .failure(let failure) = SystemCall.valueOrErrno({ rename(temporary, path) }) {
-            unlink(temporary)
+        if let failure = FileIO.rename(temporary, to: path) {
+            FileIO.remove(temporary)
             throw .indexNotWritten(path: path, "cannot move the symbol index into place: \(failure.text)")
         }
     }

@@ -35,9 +35,10 @@ enum SymbolIndexCache {
     }
 
     static func path(folder: String, for info: DebugFileInfo) -> String? {
-        var status = stat()
-        guard stat(info.path, &status) == 0, let uuid = info.uuids.first.flatMap(UUIDText.normalized) else { return nil }
-        let name = "\(uuid)-\(status.st_size)-\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec).yuisym"
+        guard case .success(let status) = FileIO.status(of: info.path, retryOnInterrupt: false),
+            let uuid = info.uuids.first.flatMap(UUIDText.normalized)
+        else { return nil }
+        let name = "\(uuid)-\(status.size)-\(status.modifiedSeconds).\(status.modifiedNanoseconds).yuisym"
         return (folder as NSString).appendingPathComponent(name)
     }
 
@@ -119,7 +120,7 @@ enum SymbolIndexCache {
 
     /// A fresh temporary name for the index at `path`.
     static func temporaryPath(for path: String) -> String {
-        path + ".tmp-\(hostName)-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        path + ".tmp-\(hostName)-\(Processes.currentID)-\(UInt64.random(in: 0...UInt64.max))"
     }
 
     /// Who wrote temporary file `name`: its host (nil in names of earlier versions,
@@ -158,7 +159,7 @@ enum SymbolIndexCache {
                 let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? nil
                 stale = modified.map { Date().timeIntervalSince($0) > foreignTemporaryAge } ?? false
             }
-            if stale, unlink(path) == 0 { removed.append(path) }
+            if stale, FileIO.remove(path) { removed.append(path) }
         }
         return removed
     }

@@ -142,7 +142,7 @@ final class SymbolIndexPages {
         let wanted = max(0, min(Self.pageSize, file.bytes.count - start))
         var got = 0
         while got < wanted {
-            let result = SystemCall.valueOrErrno { pread(descriptor, page + got, wanted - got, off_t(start + got)) }
+            let result = FileIO.read(descriptor, into: page + got, count: wanted - got, at: start + got)
             guard case .success(let count) = result, count > 0 else {
                 readFailed = true
                 break

@@ -70,12 +70,12 @@ final class ElfHandle {
         let descriptor = try SystemCall.openForReading(path)
         guard let elf = elf_begin(descriptor, ELF_C_READ_MMAP, nil) else {
             let message = libelfMessage()
-            close(descriptor)
+            FileIO.close(descriptor)
             throw SymbolizeError.elfutilsRefused(path: path, "not an ELF file libelf can read (\(message))")
         }
         guard elf_kind(elf) == ELF_K_ELF else {
             elf_end(elf)
-            close(descriptor)
+            FileIO.close(descriptor)
             throw SymbolizeError.unsupported(path: path, "not an ELF file")
         }
         self.elf = elf
@@ -100,7 +100,7 @@ final class ElfHandle {
 
     deinit {
         elf_end(elf)
-        if descriptor >= 0 { close(descriptor) }
+        if descriptor >= 0 { FileIO.close(descriptor) }
         image?.deallocate()
     }
 
@@ -123,7 +123,7 @@ final class ElfHandle {
     /// which is the only copy of its bytes). libelf maps with `ELF_C_READ_MMAP`, read-only.
     func releaseResidentPages() {
         guard image == nil, let bytes = rawBytes() else { return }
-        SystemCall.dropResidentPages(bytes)
+        MemoryMapping.dropResidentPages(bytes)
     }
 
     /// The ELF header's fields the readers use, or nil when libelf cannot read it.

@@ -44,34 +44,24 @@ enum DebugFileCatalog {
     private static func walk(
         _ folder: String, depth: Int, into found: inout [String], visited: inout Set<VisitedFile>, problems: inout [SymbolizeError]
     ) {
-        guard let status = SystemCall.status(of: folder).value(orAppendingTo: &problems, path: folder, action: "cannot read")
+        guard let status = FileIO.status(of: folder).value(orAppendingTo: &problems, path: folder, action: "cannot read")
         else { return }
-        guard visited.insert(VisitedFile(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))).inserted else { return }
+        guard visited.insert(VisitedFile(device: status.device, inode: status.inode)).inserted else { return }
         guard depth < deepestFolder else {
             problems.append(SymbolizeError.fileSystem(path: folder, "more than \(deepestFolder) folders deep; not searched"))
             return
         }
-        guard
-            let directory = SystemCall.nonNilValueOrErrno(retryOnInterrupt: false, { opendir(folder) })
-                .value(orAppendingTo: &problems, path: folder, action: "cannot read the folder")
+        guard let names = FileIO.folderEntries(folder).value(orAppendingTo: &problems, path: folder, action: "cannot read the folder")
         else { return }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        closedir(directory)
         for name in names.sorted() {
             let path = (folder as NSString).appendingPathComponent(name)
-            guard let entryStatus = SystemCall.status(of: path).value(orAppendingTo: &problems, path: path, action: "cannot read")
+            guard let entryStatus = FileIO.status(of: path).value(orAppendingTo: &problems, path: path, action: "cannot read")
             else { continue }
-            switch entryStatus.st_mode & S_IFMT {
-            case S_IFDIR:
+            switch entryStatus.kind {
+            case .folder:
                 walk(path, depth: depth + 1, into: &found, visited: &visited, problems: &problems)
-            case S_IFREG:
-                if visited.insert(VisitedFile(device: UInt64(entryStatus.st_dev), inode: UInt64(entryStatus.st_ino))).inserted {
+            case .regular:
+                if visited.insert(VisitedFile(device: entryStatus.device, inode: entryStatus.inode)).inserted {
                     found.append(path)
                 }
             default:
@@ -83,8 +73,7 @@ enum DebugFileCatalog {
     private static func inspect(
         _ path: String, quietIfForeign: Bool, _ files: inout [DebugFileInfo], _ problems: inout [SymbolizeError]
     ) {
-        var status = stat()
-        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return }
+        guard case .success(let status) = FileIO.status(of: path, retryOnInterrupt: false), status.kind == .regular else { return }
         let mapped: MappedFile
         do { mapped = try MappedFile(path: path) } catch {
             problems.append(error)

@@ -196,10 +196,10 @@ public final class DebugFileStore {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: root) else { return [:] }
         var stamps: [String: FolderStamp] = [:]
         for name in names where StoreBuild.number(fromVersion: name) != nil {
-            var status = stat()
-            guard stat((root as NSString).appendingPathComponent(name), &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { continue }
-            stamps[name] = FolderStamp(
-                seconds: Int(status.st_mtim.tv_sec), nanoseconds: Int(status.st_mtim.tv_nsec), inode: UInt64(status.st_ino))
+            guard case .success(let status) = FileIO.status(of: (root as NSString).appendingPathComponent(name), retryOnInterrupt: false),
+                status.kind == .folder
+            else { continue }
+            stamps[name] = FolderStamp(seconds: Int(status.modifiedSeconds), nanoseconds: Int(status.modifiedNanoseconds), inode: status.inode)
         }
         return stamps
     }
@@ -219,8 +219,8 @@ public final class DebugFileStore {
 
     private func readIndexFile() -> IndexFile? {
         let path = (root as NSString).appendingPathComponent(Self.indexFileName)
-        var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) <= Self.largestIndexFile,
+        guard case .success(let status) = FileIO.status(of: path, retryOnInterrupt: false), status.kind == .regular,
+            Int(status.size) <= Self.largestIndexFile,
             let data = FileManager.default.contents(atPath: path),
             let file = try? JSONDecoder().decode(IndexFile.self, from: data), file.version == IndexFile.currentVersion
         else { return nil }
@@ -234,14 +234,14 @@ public final class DebugFileStore {
     private func writeIndexFile(_ file: IndexFile) {
         guard let data = try? JSONEncoder().encode(file) else { return }
         let path = (root as NSString).appendingPathComponent(Self.indexFileName)
-        let temporary = path + StoreTemporaryFiles.suffix(for: getpid()) + "-\(UInt32.random(in: 0...UInt32.max))"
+        let temporary = path + StoreTemporaryFiles.suffix(for: Processes.currentID) + "-\(UInt32.random(in: 0...UInt32.max))"
         guard let descriptor = try? FileIO.createNew(temporary, mode: 0o644) else { return }  // a read-only root: memory only
         var written = true
         data.withUnsafeBytes { bytes in
             do { try FileIO.writeAll(descriptor, bytes, path: temporary) } catch { written = false }
         }
-        close(descriptor)
-        if !written || rename(temporary, path) != 0 { unlink(temporary) }
+        FileIO.close(descriptor)
+        if !written || FileIO.rename(temporary, to: path, retryOnInterrupt: false) != nil { FileIO.remove(temporary) }
     }
 }
 

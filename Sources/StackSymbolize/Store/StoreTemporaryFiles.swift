@@ -27,14 +27,14 @@ public enum StoreTemporaryFiles {
                 continue
             }
             if let pid = owner(name, marker: ".tmp-", atStart: false), !isRunning(pid) {
-                if unlink(path) == 0 { removed.append(path) }
+                if FileIO.remove(path) { removed.append(path) }
                 continue
             }
             guard StoreBuild.number(fromVersion: name) != nil else { continue }
             for inner in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
                 if let pid = owner(inner, marker: ".tmp-", atStart: false), !isRunning(pid) {
                     let innerPath = (path as NSString).appendingPathComponent(inner)
-                    if unlink(innerPath) == 0 { removed.append(innerPath) }
+                    if FileIO.remove(innerPath) { removed.append(innerPath) }
                 }
             }
         }
