@@ -119,6 +119,9 @@ struct StackRun {
         do {
             made = try BuildSymbolizer(build: buildName, store: store, indexFolder: indexFolder, systemSymbols: systemSymbols)
             made?.progress = progress.show
+            // Text and folded output print simplified names only, as `--object` does: full names
+            // (swift_demangle for every function) were a tenth of a cold run over rows.
+            made?.makesFullNames = format == .json || format == .atos
             if !store.hasBuildFolder(buildName), made?.problems.isEmpty ?? true {
                 stderr.write("warning: no folder \(folder) for build \(buildName); its frames are looked up by UUID in the store's other builds\n")
             }

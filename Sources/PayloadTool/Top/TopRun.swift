@@ -186,7 +186,8 @@ struct TopRanking {
         let symbolizer: any FrameSymbolizing
         do {
             let opened = try TopDebugFiles.open(
-                store: store, build: build, systemSymbols: options.systemSymbols, indexFolder: options.indexFolder)
+                store: store, build: build, systemSymbols: options.systemSymbols, indexFolder: options.indexFolder,
+                fullNames: options.output == .json)
             symbolizer = opened.symbolizer
             if !opened.hasFolder, store.isEmpty {
                 // An empty store: nothing to look up anywhere, as before there was a store.

@@ -48,7 +48,9 @@ struct NameCache {
     ) {
         if entry.0.isEmpty {
             let simple = simplified ?? simplifiedName(stored, using: &reader)
-            entry = (makesFullNames ? SwiftNames.demangle(stored) ?? stored : stored, simple)
+            // Without full names a name with no simplified form still gets its full one: that is
+            // what a frame without a simplified name shows (`ExpandedFrame.name`).
+            entry = (makesFullNames || simple.isEmpty ? SwiftNames.demangle(stored) ?? stored : stored, simple)
         }
         found = entry.1
     }
@@ -59,7 +61,9 @@ struct NameCache {
     ) {
         if entry.0.isEmpty {
             let simple = simplified ?? simplifiedName(stored, using: &reader)
-            entry = (makesFullNames ? SwiftNames.demangle(stored) ?? stored : stored, simple)
+            // Without full names a name with no simplified form still gets its full one: that is
+            // what a frame without a simplified name shows (`ExpandedFrame.name`).
+            entry = (makesFullNames || simple.isEmpty ? SwiftNames.demangle(stored) ?? stored : stored, simple)
         }
         found = entry
     }
