@@ -102,6 +102,13 @@ public struct StackExpander {
     /// `expand(_:)` for many stacks at once: identical stacks are symbolicated once, and the
     /// others together, so each debug file answers its distinct addresses in one batch.
     public func expand(stacks: [[StackFrame]]) -> [ExpandedStack] {
+        let (distinct, slots) = expandDistinct(stacks: stacks)
+        return slots.map { distinct[$0] }
+    }
+
+    /// `expand(stacks:)` as the distinct stacks, expanded, and for each stack given its slot among
+    /// them: a caller that derives something from each stack (a signature) does it once per slot.
+    public func expandDistinct(stacks: [[StackFrame]]) -> (stacks: [ExpandedStack], slots: [Int]) {
         var slotOfStack: [[StackFrame]: Int] = [:]
         var distinct: [[StackFrame]] = []
         let slots = stacks.map { stack in
@@ -112,8 +119,7 @@ public struct StackExpander {
         }
         let requests = distinct.map(Self.requests)
         let answers = symbolizer.symbolicate(stacks: requests)
-        let expanded = requests.indices.map { expand(requests[$0], answers: $0 < answers.count ? answers[$0] : []) }
-        return slots.map { expanded[$0] }
+        return (requests.indices.map { expand(requests[$0], answers: $0 < answers.count ? answers[$0] : []) }, slots)
     }
 
     /// A stack's requests: frame 0 is the interrupted instruction, the others return addresses.

@@ -26,14 +26,39 @@ public struct StackOccurrence: Sendable {
     public var rowKey: String
     /// Seconds: the hang's duration, or the crash weight (docs/design.md, "Signatures").
     public var weight: Double
-    public var stack: ExpandedStack
+    public var stack: ExpandedStack { tallied.stack }
+    /// The stack with what the tally reads of it, made once per distinct stack.
+    public var tallied: TalliedStack
 
     public init(build: Int, kind: WorstStackKind, rowKey: String, weight: Double, stack: ExpandedStack) {
+        self.init(build: build, kind: kind, rowKey: rowKey, weight: weight, tallied: TalliedStack(stack))
+    }
+
+    /// An occurrence of a stack already prepared: rows sharing a stack share its `TalliedStack`.
+    public init(build: Int, kind: WorstStackKind, rowKey: String, weight: Double, tallied: TalliedStack) {
         self.build = build
         self.kind = kind
         self.rowKey = rowKey
         self.weight = weight
+        self.tallied = tallied
+    }
+}
+
+/// A stack with its signature and its frames as a folded stack (`outermost;...;innermost`):
+/// what the tally reads of every occurrence. Made once per distinct stack: building both texts
+/// for each of a million rows sharing ten stacks was most of `top`'s time.
+public struct TalliedStack: Sendable {
+    public let stack: ExpandedStack
+    public let signature: StackSignature
+    /// The frames, root first, each name with `;` and line breaks replaced; `(no stack)` for none.
+    let foldedFrames: String
+
+    public init(_ stack: ExpandedStack) {
         self.stack = stack
+        signature = StackSignature(of: stack)
+        foldedFrames =
+            stack.frames.isEmpty
+            ? StackSignature.noStackText : stack.frames.reversed().map { WorstStacksTally.foldedName($0.name) }.joined(separator: ";")
     }
 }
 
@@ -82,7 +107,7 @@ public struct WorstStacksTally: Sendable {
 
     public mutating func add(_ occurrence: StackOccurrence) {
         seenBuilds.insert(occurrence.build)
-        let signature = StackSignature(of: occurrence.stack)
+        let signature = occurrence.tallied.signature
         let key = GroupKey(build: occurrence.build, kind: occurrence.kind, signature: signature.text)
         if let index = groups.index(forKey: key) {
             // Changed in place: a copy taken out and stored back would copy `rowKeys` every time,
@@ -101,7 +126,8 @@ public struct WorstStacksTally: Sendable {
                 count: 1, max: occurrence.weight, heaviestFrames: signature.frames,
                 heaviestRowKey: occurrence.rowKey, rowKeys: [occurrence.rowKey])
         }
-        let folded = FoldedKey(build: occurrence.build, stack: Self.foldedStack(occurrence))
+        let folded = FoldedKey(
+            build: occurrence.build, stack: "build \(occurrence.build);\(occurrence.kind.rawValue);" + occurrence.tallied.foldedFrames)
         foldedSeconds[folded, default: 0] += occurrence.weight
     }
 
@@ -142,18 +168,13 @@ public struct WorstStacksTally: Sendable {
         return Int64(value)
     }
 
-    /// Root first, as folded stacks are written: the build and the kind as the two outermost
-    /// frames, so builds and kinds never merge in a flame graph.
-    private static func foldedStack(_ occurrence: StackOccurrence) -> String {
-        var names = ["build \(occurrence.build)", occurrence.kind.rawValue]
-        names += occurrence.stack.frames.reversed().map { foldedName($0.name) }
-        if occurrence.stack.frames.isEmpty { names.append(StackSignature.noStackText) }
-        return names.joined(separator: ";")
-    }
-
+    /// Folded stacks are written root first, with the build and the kind as the two outermost
+    /// frames, so builds and kinds never merge in a flame graph (`TalliedStack.foldedFrames`).
     /// `;` separates frames and a newline ends a record, so neither may appear inside a name.
-    private static func foldedName(_ name: String) -> String {
-        String(name.map { $0 == ";" ? ":" : ($0.isNewline ? " " : $0) })
+    static func foldedName(_ name: String) -> String {
+        // Nearly every name is ASCII without either: kept as it is, no character walked.
+        if name.utf8.allSatisfy({ $0 != UInt8(ascii: ";") && $0 >= 0x20 && $0 < 0x80 }) { return name }
+        return String(name.map { $0 == ";" ? ":" : ($0.isNewline ? " " : $0) })
     }
 }
 

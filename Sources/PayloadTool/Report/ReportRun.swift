@@ -103,21 +103,14 @@ struct ReportReading {
     var ranking: TopRanking
     /// With `--html`: the hang stacks per build and hour, as one tree per signature.
     var flames: [HourOfBuild: [String: FlameTree]] = [:]
-    /// (user, row key) of every row counted, 24 bytes each: a dump given twice, or a dump and the
+    /// (user, row key) of every row counted: a dump given twice, or a dump and the
     /// row file made from it, counts once, as the table stores it once.
-    private var counted: Set<CountedRow> = []
-    private var users: [String: Int] = [:]
+    private var counted = CountedRows()
     private(set) var duplicates = 0
 
     struct HourOfBuild: Hashable {
         var build: Int
         var hour: Int64
-    }
-
-    private struct CountedRow: Hashable {
-        var user: Int
-        var high: UInt64
-        var low: UInt64
     }
 
     init(options: ReportOptions) {
@@ -126,7 +119,7 @@ struct ReportReading {
     }
 
     mutating func add(_ row: Row, from source: String, stderr: inout some TextOutputStream) {
-        guard counted.insert(key(of: row)).inserted else {
+        guard counted.insert(row) else {
             duplicates += 1
             return
         }
@@ -147,7 +140,7 @@ struct ReportReading {
             let row = entry.row
             let part = HourOfBuild(build: row.app_build, hour: ReportTally.hour(of: row))
             stacks[part, default: WorstStacksTally()].add(occurrence)
-            let signature = StackSignature(of: occurrence.stack).text
+            let signature = occurrence.tallied.signature.text
             if occurrence.kind == .crash { tally.addCrashSignature(signature, of: row) }
             if options.htmlPath != nil, occurrence.kind == .hang {
                 let frames = occurrence.stack.frames.reversed().lazy.map { frame in
@@ -227,30 +220,4 @@ struct ReportReading {
         return report
     }
 
-    private mutating func key(of row: Row) -> CountedRow {
-        let user = row.user_id ?? ""
-        let index = users[user] ?? users.count
-        users[user] = index
-        let (high, low) = Self.uuidBits(row.row_key)
-        return CountedRow(user: index, high: high, low: low)
-    }
-
-    /// The 128 bits of a canonical UUID (the reader checked the form); anything else hashes apart.
-    static func uuidBits(_ text: String) -> (UInt64, UInt64) {
-        var high: UInt64 = 0
-        var low: UInt64 = 0
-        var digits = 0
-        for byte in text.utf8 where byte != UInt8(ascii: "-") {
-            let value: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte &- UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte &- UInt8(ascii: "a") &+ 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = byte &- UInt8(ascii: "A") &+ 10
-            default: return (UInt64(bitPattern: Int64(text.hashValue)), UInt64.max)
-            }
-            if digits < 16 { high = high << 4 | UInt64(value) } else { low = low << 4 | UInt64(value) }
-            digits += 1
-        }
-        return digits == 32 ? (high, low) : (UInt64(bitPattern: Int64(text.hashValue)), UInt64.max)
-    }
 }

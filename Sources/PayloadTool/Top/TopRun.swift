@@ -81,7 +81,7 @@ struct TopRanking {
     private var indexedSymbolizers: [BuildSymbolizer] = []
     /// (user, row key) of every hang and crash counted: a row read twice (a dump given twice, or
     /// a dump and the row file made from it) counts once, as the table stores it once.
-    private var counted: Set<String> = []
+    private var counted = CountedRows()
     private(set) var duplicates = 0
 
     init(options: TopOptions) {
@@ -99,7 +99,7 @@ struct TopRanking {
         if let build = options.build, row.app_build != build { return }
         tally.noteBuild(row.app_build)
         guard WorstStackKind(row: row) != nil else { return }
-        guard counted.insert("\(row.user_id ?? "")/\(row.row_key)").inserted else {
+        guard counted.insert(row) else {
             duplicates += 1
             return
         }
@@ -132,16 +132,17 @@ struct TopRanking {
             if positionsOfBuild[entry.row.app_build] == nil { buildOrder.append(entry.row.app_build) }
             positionsOfBuild[entry.row.app_build, default: []].append(position)
         }
-        var stacks = [ExpandedStack?](repeating: nil, count: rows.count)
+        var stacks = [TalliedStack?](repeating: nil, count: rows.count)
         for build in buildOrder {
             let expander = expanders[build] ?? makeExpander(build: build, stderr: &stderr)
             expanders[build] = expander
             let positions = positionsOfBuild[build]!
-            let expanded = expander.expand(stacks: positions.map { rows[$0].row.stack ?? [] })
-            for (position, stack) in zip(positions, expanded) {
-                stacks[position] = stack
-                if !stack.missingDebugFiles.isEmpty { missingByBuild[build, default: []].formUnion(stack.missingDebugFiles) }
+            let (distinct, slots) = expander.expandDistinct(stacks: positions.map { rows[$0].row.stack ?? [] })
+            let tallied = distinct.map(TalliedStack.init)
+            for stack in distinct where !stack.missingDebugFiles.isEmpty {
+                missingByBuild[build, default: []].formUnion(stack.missingDebugFiles)
             }
+            for (position, slot) in zip(positions, slots) { stacks[position] = tallied[slot] }
         }
         return rows.indices.map { position in
             let (row, source) = rows[position]
@@ -158,7 +159,7 @@ struct TopRanking {
                     stderr.write("warning: \(source): row \(row.row_key): hang without a usable duration counts as 0 s\n")
                 }
             }
-            return StackOccurrence(build: row.app_build, kind: kind, rowKey: row.row_key, weight: weight, stack: stack)
+            return StackOccurrence(build: row.app_build, kind: kind, rowKey: row.row_key, weight: weight, tallied: stack)
         }
     }
 
