@@ -1,6 +1,7 @@
 import Foundation
 import PayloadDecode
 import StackSymbolize
+import Synchronization
 
 /// `symbolicate FILE...`: every diagnostic row's stack, against its build's debug files.
 enum SymbolicateStacks {
@@ -62,7 +63,7 @@ enum SymbolicateStacks {
             diagnostics.removeAll()
             if !ok { run.failed = true }
         }
-        run.flush(stdout: &stdout, stderr: &messages)
+        run.flush(stdout: &stdout, stderr: &messages, isLast: true)
         progress.erase()
         stderr = messages.base
         run.finish(stdout: &stdout)
@@ -89,6 +90,8 @@ struct StackRun {
     private var folded: [String: Int] = [:]
     private var foldedOrder: [String] = []
     private var stackCount = 0
+    /// Each image name's text column, made once.
+    private var imageColumns: [String: [UInt8]] = [:]
 
     init(
         root: String?, build: String?, indexFolder: String?, systemSymbols: [String], format: SymbolicateCommand.Format,
@@ -145,6 +148,13 @@ struct StackRun {
     static let batchRows = 32_768
     static let batchFrames = 131_072
 
+    private static let lastBatch = Mutex<KeptBatch?>(nil)
+
+    private struct KeptBatch: @unchecked Sendable {
+        let rows: [(row: Row, stack: [StackFrame], cause: CrashCause?)]
+        let answers: [[SymbolicatedFrame]]
+    }
+
     var isFull: Bool { pending.count >= Self.batchRows || pendingFrames >= Self.batchFrames }
 
     /// Keeps a row for the next batch.
@@ -155,9 +165,14 @@ struct StackRun {
 
     /// Symbolicates the rows kept so far, every build's stacks in one batch per debug file, and
     /// writes them in input order.
-    mutating func flush(stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) {
+    mutating func flush(stdout: inout some TextOutputStream, stderr: inout some TextOutputStream, isLast: Bool = false) {
+        var answers = [[SymbolicatedFrame]](repeating: [], count: pending.count)
         defer {
-            pending.removeAll(keepingCapacity: true)
+            // The last batch is kept rather than freed: the process ends right after, and tearing
+            // down every row and answer exit drops anyway was a twentieth of a run (as `--object`
+            // keeps its last batch). At most one batch is kept, so tests in one process do not pile up.
+            if isLast { Self.lastBatch.withLock { $0 = KeptBatch(rows: pending, answers: answers) } }
+            pending.removeAll(keepingCapacity: !isLast)
             pendingFrames = 0
         }
         // Each row's build folder, opened in the order the rows come (its messages likewise).
@@ -168,7 +183,6 @@ struct StackRun {
             symbolizerOfRow.append(symbolizer)
             folderOfRow.append(folder)
         }
-        var answers = [[SymbolicatedFrame]](repeating: [], count: pending.count)
         // Builds in the order their rows come.
         var rowsOfFolder: [String: [Int]] = [:]
         var folderOrder: [String] = []
@@ -215,12 +229,21 @@ struct StackRun {
             // A crash names what ended it where the payload says (`crash ... : EXC_BAD_ACCESS (SIGSEGV)`).
             let what = cause.map { ": " + $0.description } ?? ""
             stdout.write("\(row.name) \(row.row_key) build \(row.app_build) (\(row.period_start))\(what)\n")
+            // Bytes straight into one buffer per stack, as `--object` writes: a String per line
+            // was a tenth of a cold run over rows.
+            var bytes: [UInt8] = []
+            var lineEnds: [Int] = []
             for (index, answer) in answers.enumerated() {
                 let image = answer.request.image ?? "???"
+                let column = imageColumns[image] ?? SymbolicateOutput.imageColumn(image)
+                imageColumns[image] = column
                 // The address column is the frame's offset into its image as the row gives it, on
                 // every frame: named or not, return address or not (docs/command-line.md).
-                stdout.write(SymbolicateOutput.textLines(index: index, image: image, address: answer.request.offset, frame: answer))
+                SymbolicateOutput.appendTextLines(
+                    imageColumn: column, image: image, address: answer.request.offset, frame: answer, indexColumn: index, into: &bytes,
+                    lineEnds: &lineEnds)
             }
+            stdout.write(String(decoding: bytes, as: UTF8.self))
         case .json:
             // One stack at a time: the output never holds every stack of a large input.
             stdout.write(stackCount == 0 ? "[" : ",")
