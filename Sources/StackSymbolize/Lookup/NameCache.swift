@@ -122,6 +122,7 @@ struct NameCache {
 
     /// Demangles every name of `lookups` ahead of use (on a worker thread).
     mutating func warm(_ lookups: [RawLookup]) {
+        reserve(lookups.count)
         for lookup in lookups {
             for frame in lookup.frames { _ = names(for: frame.linkageName ?? frame.plainName ?? "??") }
         }
