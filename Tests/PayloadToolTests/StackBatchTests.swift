@@ -1,0 +1,67 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `symbolicate` over rows gathers the frames of every row (of every build) and looks up each
+/// debug file's distinct addresses in one batch, then writes the rows in input order. What it
+/// writes must be what each row gives alone: the rows of builds 130 and 131 interleaved in one file,
+/// against each row symbolicated in a run of its own.
+@Suite struct StackBatchTests {
+    /// The hang and crash rows of the `top` fixtures (builds 130 and 131), as JSON Lines, the two
+    /// builds' rows taking turns.
+    static func interleavedRows() throws -> [String] {
+        var byBuild: [Int: [String]] = [:]
+        for name in ["build130-diagnostics.jsonl", "build131-diagnostics.json", "build131-later.json"] {
+            let run = CommandRun(["rows", "--format", "jsonl", Repository.testFixtures.appendingPathComponent("top/" + name).path])
+            #expect(run.status == 0, "\(run.stderr)")
+            for line in run.stdout.split(separator: "\n") where line.contains(#""stack":[{"#) {
+                let build = line.contains(#""app_build":130"#) ? 130 : 131
+                byBuild[build, default: []].append(String(line))
+            }
+        }
+        let first = byBuild[130] ?? []
+        let second = byBuild[131] ?? []
+        try #require(first.count >= 3 && second.count >= 3, "\(first.count) and \(second.count) rows with stacks")
+        var mixed: [String] = []
+        for index in 0..<max(first.count, second.count) {
+            if index < first.count { mixed.append(first[index]) }
+            if index < second.count { mixed.append(second[index]) }
+        }
+        return mixed
+    }
+
+    @Test(arguments: [[String](), ["--json"]])
+    func oneBatchWritesWhatEachRowGivesAlone(_ format: [String]) throws {
+        let rows = try Self.interleavedRows()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("yui-batch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let all = folder.appendingPathComponent("all.jsonl").path
+        try Data((rows.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: all))
+        let dsyms = try SymbolicateFixtures.path("builds")
+
+        let together = CommandRun(["symbolicate", "--dsyms", dsyms] + format + [all])
+        #expect(together.status == 0, "\(together.stderr)")
+        var alone: [String] = []
+        for (index, row) in rows.enumerated() {
+            let path = folder.appendingPathComponent("row-\(index).jsonl").path
+            try Data((row + "\n").utf8).write(to: URL(fileURLWithPath: path))
+            let run = CommandRun(["symbolicate", "--dsyms", dsyms] + format + [path])
+            #expect(run.status == 0, "\(run.stderr)")
+            alone.append(run.stdout)
+        }
+        if format.isEmpty {
+            // Stacks are separated by a blank line.
+            #expect(together.stdout == alone.joined(separator: "\n"))
+            #expect(together.stdout.contains(" (YuiLines.swift:"), "no app frame named: \(together.stdout.prefix(400))")
+        } else {
+            let parsed = try #require(try JSONSerialization.jsonObject(with: Data(together.stdout.utf8)) as? [Any])
+            let each = try alone.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [Any]) }
+            #expect(parsed.count == rows.count)
+            #expect(each.allSatisfy { $0.count == 1 })
+            for (index, stack) in parsed.enumerated() {
+                #expect(NSDictionary(dictionary: stack as! [String: Any]).isEqual(to: each[index][0] as! [String: Any]), "row \(index)")
+            }
+        }
+    }
+}
