@@ -117,7 +117,7 @@ extension BuildSymbolizer {
             } else {
                 // Straight from the name's bytes to the simplified form's in `result.text`.
                 func keepSimplified(_ stored: UnsafeBufferPointer<UInt8>) -> Range<Int32> {
-                    NameCache.withSimplifiedName(bytes: stored, using: &reader) { result.keep($0) }
+                    SymbolName.withSimplifiedName(bytes: stored, using: &reader) { result.keep($0) }
                 }
                 switch place.name {
                 case .symbol(let symbol):

@@ -33,29 +33,20 @@ public enum SwiftNames {
     /// demanglers' recursion on hostile input.
     static let longestMangledName = 16_384
 
-    /// Prefixes the runtime's `swift_demangle` reads (`__T0` once its Mach-O underscore is gone).
-    private static let modernPrefixes = ["$s", "_$s", "$S", "_$S", "$e", "_$e", "_T0", "__T0"]
+    /// Whether `name` is a Swift symbol (`SymbolName.isMangled`'s Swift half).
+    package static func isSwiftMangled(_ name: String) -> Bool { SymbolName.isSwift(name, Mangling(of: name)) }
 
-    /// Whether `name` is a Swift symbol. Swift 3's `_T` names only count when they parse: plenty of
-    /// C symbols start with `_T` too.
-    package static func isSwiftMangled(_ name: String) -> Bool {
-        for prefix in modernPrefixes where name.hasPrefix(prefix) { return true }
-        return isLegacySwiftMangled(name)
-    }
-
-    private static func isLegacySwiftMangled(_ name: String) -> Bool {
-        LegacySwiftDemangler.hasLegacyPrefix(name.utf8) && name.utf8.count <= longestMangledName
-            && LegacySwiftDemangler.demangle(name) != nil
-    }
-
-    package static func isCxxMangled(_ name: String) -> Bool { name.hasPrefix("_Z") || name.hasPrefix("__Z") }
+    package static func isCxxMangled(_ name: String) -> Bool { Mangling(of: name) == .cxx }
 
     /// The full demangled name, or `nil` when the name is not mangled or does not demangle.
     public static func demangle(_ mangled: String) -> String? {
         guard mangled.utf8.count <= longestMangledName else { return nil }
-        // The runtime no longer reads Swift 3's mangling.
-        if LegacySwiftDemangler.hasLegacyPrefix(mangled.utf8) { return LegacySwiftDemangler.demangle(mangled) }
-        if modernPrefixes.contains(where: { mangled.hasPrefix($0) }), let swiftDemangle {
+        switch Mangling(of: mangled) {
+        case .swiftLegacy:
+            // The runtime no longer reads Swift 3's mangling.
+            return LegacySwiftDemangler.demangle(mangled)
+        case .swift:
+            guard let swiftDemangle else { return nil }
             let runtimeName = mangled.hasPrefix("__T0") ? String(mangled.dropFirst()) : mangled
             return runtimeName.withCString { pointer -> String? in
                 guard let result = swiftDemangle(pointer, strlen(pointer), nil, nil, 0) else { return nil }
@@ -63,8 +54,8 @@ public enum SwiftNames {
                 let text = String(cString: result)
                 return text.isEmpty || text == runtimeName ? nil : text
             }
-        }
-        if isCxxMangled(mangled), let cxaDemangle {
+        case .cxx:
+            guard let cxaDemangle else { return nil }
             let name = mangled.hasPrefix("__Z") ? String(mangled.dropFirst()) : mangled
             return name.withCString { pointer -> String? in
                 var status: Int32 = 0
@@ -72,25 +63,24 @@ public enum SwiftNames {
                 defer { free(result) }
                 return String(cString: result)
             }
+        case .none:
+            return nil
         }
-        return nil
     }
 
     /// The `Type.member` form: `YuiLines.parse`, `closure in ThreadView.body`, `ChatStore.apply`.
     /// A name that cannot be demangled comes back as it was.
     public static func simplified(_ mangledOrPlain: String) -> String {
-        if modernPrefixes.contains(where: { mangledOrPlain.hasPrefix($0) })
-            || LegacySwiftDemangler.hasLegacyPrefix(mangledOrPlain.utf8)
-        {
+        switch Mangling(of: mangledOrPlain) {
+        case .swift, .swiftLegacy:
             guard let full = demangle(mangledOrPlain) else { return mangledOrPlain }
             return simplifiedSwift(full)
-        }
-        if isCxxMangled(mangledOrPlain) {
+        case .cxx:
             guard let full = demangle(mangledOrPlain) else { return mangledOrPlain }
             return simplifiedCxx(full)
+        case .none:
+            return mangledOrPlain.contains("::") ? simplifiedCxx(mangledOrPlain) : mangledOrPlain
         }
-        if mangledOrPlain.contains("::") { return simplifiedCxx(mangledOrPlain) }
-        return mangledOrPlain
     }
 }
 

@@ -19,7 +19,7 @@ import Testing
         var declined = 0
         var differing: [String] = []
         for name in names where SwiftNames.isCxxMangled(name) {
-            let expected = NameCache.textSimplifiedName(name)
+            let expected = SymbolName.textSimplifiedName(name)
             guard let simplified = CxxMangledName.simplifiedName(name) else {
                 declined += 1
                 if let path = ProcessInfo.processInfo.environment["YUI_CXX_DECLINED"] {
@@ -74,7 +74,7 @@ import Testing
                 #expect(simplified == nil, "\(name)")
             } else {
                 #expect(simplified == expected, "\(name)")
-                #expect(simplified == NameCache.textSimplifiedName(name), "\(name) as the runtime's path gives it")
+                #expect(simplified == SymbolName.textSimplifiedName(name), "\(name) as the runtime's path gives it")
             }
         }
         // Operators, the anonymous namespace, local names, special names, clone suffixes, lambdas,

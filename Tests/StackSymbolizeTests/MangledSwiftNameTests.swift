@@ -24,7 +24,7 @@ import Testing
         var reader = MangledSwiftName()
         var comparison = Comparison()
         for name in names where SwiftNames.isSwiftMangled(name) {
-            let expected = NameCache.textSimplifiedName(name)
+            let expected = SymbolName.textSimplifiedName(name)
             guard let read = reader.simplifiedName(name) else {
                 comparison.skipped += 1
                 let failed = reader.failedAt
@@ -113,7 +113,7 @@ import Testing
         ]
         for (mangled, expected) in cases {
             #expect(reader.simplifiedName(mangled) == expected, "\(mangled)")
-            #expect(NameCache.textSimplifiedName(mangled) == expected, "\(mangled)")
+            #expect(SymbolName.textSimplifiedName(mangled) == expected, "\(mangled)")
         }
     }
 }

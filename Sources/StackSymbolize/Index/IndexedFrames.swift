@@ -1,3 +1,5 @@
+import SymbolNames
+
 /// Answers read in place from one debug file's symbol index, for output written straight from the
 /// index's bytes: simplified names and source paths as the index stores them, nothing demangled,
 /// no `String` made (`symbolicate --object` text output; at a million distinct addresses, turning
@@ -48,7 +50,7 @@ public struct IndexedFrames: @unchecked Sendable {
         self.index = index
         self.debugFile = debugFile
         textBase = index.textBase
-        unnamed = Array(NameCache.simplifiedName("??").utf8)
+        unnamed = Array(SymbolName.simplifiedName("??").utf8)
     }
 
     /// Reads the index through its mapping from now on: for a batch that reads much of it, and

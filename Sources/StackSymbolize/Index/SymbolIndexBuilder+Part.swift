@@ -302,7 +302,7 @@ extension SymbolIndexBuilder {
             var reader = MangledSwiftName()
             for name in names ?? table.map(\.name) where name != none {
                 if Int(name) < simplifiedOf.count, simplifiedOf[Int(name)] != none { continue }
-                let simplified = string(NameCache.simplifiedName(strings[Int(name)], using: &reader))
+                let simplified = string(SymbolName.simplifiedName(strings[Int(name)], using: &reader))
                 if simplifiedOf.count < strings.count { simplifiedOf += repeatElement(none, count: strings.count - simplifiedOf.count) }
                 simplifiedOf[Int(name)] = simplified
             }

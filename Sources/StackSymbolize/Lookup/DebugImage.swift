@@ -315,7 +315,7 @@ final class DebugImage {
         var name = reader.functionName(dieOffset: dieOffset)
         // Swift 3 compilers put the mangled name in `DW_AT_name` (`_TFVs11_StringCore15reserve...`):
         // that is a linkage name, and is reported as one.
-        if name.linkage == nil, let plain = name.plain, SwiftNames.isSwiftMangled(plain) || SwiftNames.isCxxMangled(plain) {
+        if name.linkage == nil, let plain = name.plain, SymbolName.isMangled(plain) {
             name = (plain, nil)
         }
         nameCache.set(dieOffset, name)

@@ -47,10 +47,10 @@ struct NameCache {
         _ reader: inout MangledSwiftName, _ found: inout String
     ) {
         if entry.0.isEmpty {
-            let simple = simplified ?? simplifiedName(stored, using: &reader)
+            let simple = simplified ?? SymbolName.simplifiedName(stored, using: &reader)
             // Without full names a name with no simplified form still gets its full one: that is
             // what a frame without a simplified name shows (`ExpandedFrame.name`).
-            entry = (makesFullNames || simple.isEmpty ? SwiftNames.demangle(stored) ?? stored : stored, simple)
+            entry = (makesFullNames || simple.isEmpty ? SymbolName.fullName(stored) : stored, simple)
         }
         found = entry.1
     }
@@ -60,59 +60,12 @@ struct NameCache {
         _ reader: inout MangledSwiftName, _ found: inout (String, String)
     ) {
         if entry.0.isEmpty {
-            let simple = simplified ?? simplifiedName(stored, using: &reader)
+            let simple = simplified ?? SymbolName.simplifiedName(stored, using: &reader)
             // Without full names a name with no simplified form still gets its full one: that is
             // what a frame without a simplified name shows (`ExpandedFrame.name`).
-            entry = (makesFullNames || simple.isEmpty ? SwiftNames.demangle(stored) ?? stored : stored, simple)
+            entry = (makesFullNames || simple.isEmpty ? SymbolName.fullName(stored) : stored, simple)
         }
         found = entry
-    }
-
-    /// The simplified form of `stored`: read from the Swift mangling when `MangledSwiftName` reads
-    /// it, else simplified from the demangled text. The same in every path (a symbol index stores
-    /// this form; direct lookups compute it), so output with and without an index stays the same.
-    static func simplifiedName(_ stored: String, using reader: inout MangledSwiftName) -> String {
-        if let read = reader.simplifiedName(stored) { return read }
-        if let read = CxxMangledName.simplifiedName(stored) { return read }
-        return textSimplifiedName(stored)
-    }
-
-    /// `simplifiedName(_:using:)` of a name's bytes (a symbol table's, or a string's), lent to
-    /// `body`: no string is made when the Swift reader reads the name (most names of a small
-    /// binary's batch are symbols, and a string of each, then one of its simplified form, were a
-    /// sixth of their cost). Only ASCII goes to the reader as bytes (every Swift mangling is
-    /// ASCII); other bytes take the string's path, as their repaired string is what every other
-    /// path reads.
-    static func withSimplifiedName<Result>(
-        bytes: UnsafeBufferPointer<UInt8>, using reader: inout MangledSwiftName, _ body: (UnsafeRawBufferPointer) -> Result
-    ) -> Result {
-        var high: UInt8 = 0
-        for byte in bytes { high |= byte }
-        var simplified: String
-        if high < 0x80 {
-            if let read = reader.withSimplifiedName(bytes: bytes, { body(UnsafeRawBufferPointer($0)) }) { return read }
-            let stored = String(decoding: bytes, as: UTF8.self)
-            simplified = CxxMangledName.simplifiedName(stored) ?? textSimplifiedName(stored)
-        } else {
-            simplified = simplifiedName(String(decoding: bytes, as: UTF8.self), using: &reader)
-        }
-        return simplified.withUTF8 { body(UnsafeRawBufferPointer($0)) }
-    }
-
-    /// `simplifiedName(_:using:)` with a reader of its own.
-    static func simplifiedName(_ stored: String) -> String {
-        var reader = MangledSwiftName()
-        return simplifiedName(stored, using: &reader)
-    }
-
-    /// The simplified form through the runtime's full demangling and the text simplification
-    /// only: what `MangledSwiftName` is checked against.
-    static func textSimplifiedName(_ stored: String) -> String {
-        let full = SwiftNames.demangle(stored) ?? stored
-        if full == stored {
-            return SwiftNames.isSwiftMangled(stored) || SwiftNames.isCxxMangled(stored) ? stored : SwiftNames.simplified(stored)
-        }
-        return SwiftNames.isSwiftMangled(stored) ? SwiftNames.simplifiedSwift(full) : SwiftNames.simplifiedCxx(full)
     }
 
     /// Room for `count` more names, so a batch does not rehash the cache as it grows. Capped: a
