@@ -120,11 +120,15 @@ extension BuildSymbolizer {
                 continue
             }
             let path = answeringPath(answerer, file: file)
+            // Filled in place: the request is already there (a new frame value per answer copied it
+            // again, and released the first).
             for ((stack, frame), slot) in zip(positions, slots) {
                 let answer = answers[Int(slot)]
-                results[Int(stack)][Int(frame)] = SymbolicatedFrame(
-                    request: stacks[Int(stack)][Int(frame)], status: answer.status, lookupAddress: distinct[Int(slot)], debugFile: path,
-                    frames: answer.frames, functionStart: answer.functionStart)
+                results[Int(stack)][Int(frame)].status = answer.status
+                results[Int(stack)][Int(frame)].lookupAddress = distinct[Int(slot)]
+                results[Int(stack)][Int(frame)].debugFile = path
+                results[Int(stack)][Int(frame)].frames = answer.frames
+                results[Int(stack)][Int(frame)].functionStart = answer.functionStart
             }
         }
         return results
