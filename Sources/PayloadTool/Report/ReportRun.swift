@@ -135,7 +135,9 @@ struct ReportReading {
     /// Symbolicates the kept rows' stacks in one batch and ranks them per build and hour.
     mutating func flushStacks(stderr: inout some TextOutputStream) {
         guard !pendingStacks.isEmpty else { return }
-        for (entry, found) in zip(pendingStacks, ranking.occurrences(of: pendingStacks, stderr: &stderr)) {
+        var uuids = UUIDStrings()
+        let ranked = pendingStacks.compactMap { RankedRow($0.row, source: $0.source, uuids: &uuids) }
+        for (entry, found) in zip(pendingStacks, ranking.occurrences(of: ranked, stderr: &stderr)) {
             guard let occurrence = found else { continue }
             let row = entry.row
             let part = HourOfBuild(build: row.app_build, hour: ReportTally.hour(of: row))

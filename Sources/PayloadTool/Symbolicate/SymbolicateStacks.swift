@@ -72,6 +72,18 @@ enum SymbolicateStacks {
     }
 }
 
+/// What a stack's output needs of its row: a whole row kept per batch entry was most of a batch's
+/// memory.
+struct PendingStack {
+    var name: String
+    var rowKey: String
+    var build: Int
+    var periodStart: String
+    var kind: String
+    var stack: [StackFrame]
+    var cause: CrashCause?
+}
+
 /// One run of `symbolicate FILE...`: the symbolizer of each build folder (opened once), the UUIDs
 /// already warned about, and for `--folded` the stacks counted so far.
 struct StackRun {
@@ -141,7 +153,9 @@ struct StackRun {
     }
 
     /// Rows read and not yet symbolicated: a batch, bounded so memory stays flat on any input.
-    private var pending: [(row: Row, stack: [StackFrame], cause: CrashCause?)] = []
+    private var pending: [PendingStack] = []
+    /// Each image UUID once: a batch's frames share one string per image.
+    private var uuids = UUIDStrings()
     private var pendingFrames = 0
     /// A batch ends at this many rows or frames: one batch holds the 100,000 frames of 20,000
     /// five-frame rows, whose distinct addresses each debug file looks up at once (docs/speed.md).
@@ -151,7 +165,7 @@ struct StackRun {
     private static let lastBatch = Mutex<KeptBatch?>(nil)
 
     private struct KeptBatch: @unchecked Sendable {
-        let rows: [(row: Row, stack: [StackFrame], cause: CrashCause?)]
+        let rows: [PendingStack]
         let answers: [[SymbolicatedFrame]]
     }
 
@@ -159,7 +173,10 @@ struct StackRun {
 
     /// Keeps a row for the next batch.
     mutating func add(_ row: Row, stack: [StackFrame], cause: CrashCause?) {
-        pending.append((row, stack, cause))
+        pending.append(
+            PendingStack(
+                name: row.name, rowKey: row.row_key, build: row.app_build, periodStart: row.period_start, kind: row.kind.rawValue,
+                stack: uuids.sharing(stack), cause: cause))
         pendingFrames += stack.count
     }
 
@@ -179,7 +196,7 @@ struct StackRun {
         var symbolizerOfRow: [BuildSymbolizer?] = []
         var folderOfRow: [String?] = []
         for entry in pending {
-            let (symbolizer, folder) = symbolizer(for: build ?? String(entry.row.app_build), stderr: &stderr)
+            let (symbolizer, folder) = symbolizer(for: build ?? String(entry.build), stderr: &stderr)
             symbolizerOfRow.append(symbolizer)
             folderOfRow.append(folder)
         }
@@ -209,26 +226,26 @@ struct StackRun {
             for answer in rowAnswers where answer.status == .missingDebugFile {
                 let uuid = answer.request.uuid ?? "(none)"
                 if symbolizer != nil, reportedMissing.insert(uuid).inserted {
-                    let place = folderOfRow[position] ?? build ?? String(entry.row.app_build)
+                    let place = folderOfRow[position] ?? build ?? String(entry.build)
                     var message = "warning: no debug file for UUID \(uuid) (image \(answer.request.image ?? "?")) in \(place)"
                     if let failure = symbolizer?.openFailure(uuid: uuid) { message += ": \(failure)" }
                     stderr.write(message + "\n")
                 }
             }
-            write(entry.row, answers: rowAnswers, folder: folderOfRow[position], cause: entry.cause, stdout: &stdout)
+            write(entry, answers: rowAnswers, folder: folderOfRow[position], stdout: &stdout)
             stackCount += 1
         }
     }
 
     private mutating func write(
-        _ row: Row, answers: [SymbolicatedFrame], folder: String?, cause: CrashCause?, stdout: inout some TextOutputStream
+        _ row: PendingStack, answers: [SymbolicatedFrame], folder: String?, stdout: inout some TextOutputStream
     ) {
         switch format {
         case .text, .atos:
             if stackCount > 0 { stdout.write("\n") }
             // A crash names what ended it where the payload says (`crash ... : EXC_BAD_ACCESS (SIGSEGV)`).
-            let what = cause.map { ": " + $0.description } ?? ""
-            stdout.write("\(row.name) \(row.row_key) build \(row.app_build) (\(row.period_start))\(what)\n")
+            let what = row.cause.map { ": " + $0.description } ?? ""
+            stdout.write("\(row.name) \(row.rowKey) build \(row.build) (\(row.periodStart))\(what)\n")
             // Bytes straight into one buffer per stack, as `--object` writes: a String per line
             // was a tenth of a cold run over rows.
             var bytes: [UInt8] = []
@@ -250,14 +267,14 @@ struct StackRun {
             stdout.write(
                 SymbolicateOutput.encodeCompact(
                     SymbolicateStacks.JSONStack(
-                        app_build: row.app_build, build_folder: folder, exception_type: cause?.exceptionTypeName,
+                        app_build: row.build, build_folder: folder, exception_type: row.cause?.exceptionTypeName,
                         frames: answers.enumerated().map { index, answer in
                             SymbolicateStacks.JSONFrame(
                                 debug_file: answer.debugFile, image: answer.request.image, index: index,
                                 lookup_address: answer.lookupAddress.map(SymbolicateOutput.hex), offset: answer.request.offset,
                                 status: SymbolicateOutput.jsonStatus(answer.status), symbols: answer.frames.map(SymbolicateOutput.JSONSource.init),
                                 uuid: answer.request.uuid)
-                        }, kind: row.kind.rawValue, name: row.name, row_key: row.row_key, signal: cause?.signalName)))
+                        }, kind: row.kind, name: row.name, row_key: row.rowKey, signal: row.cause?.signalName)))
         case .folded:
             let line = answers.reversed().flatMap { answer in
                 SymbolicateOutput.foldedNames(image: answer.request.image ?? "???", frame: answer)

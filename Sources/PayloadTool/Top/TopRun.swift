@@ -114,12 +114,15 @@ struct TopRanking {
             duplicates += 1
             return
         }
-        pending.append((row, source))
+        guard let ranked = RankedRow(row, source: source, uuids: &uuids) else { return }
+        pending.append(ranked)
         if pending.count >= Self.batchRows { flush(stderr: &stderr) }
     }
 
     /// Hang and crash rows not yet symbolicated: a batch, bounded so memory stays flat.
-    private var pending: [(row: Row, source: String)] = []
+    private var pending: [RankedRow] = []
+    /// Each image UUID once across the kept stacks.
+    private var uuids = UUIDStrings()
     /// A batch ends at this many rows (as `symbolicate`'s: `StackRun.batchRows`).
     static let batchRows = StackRun.batchRows
 
@@ -136,20 +139,20 @@ struct TopRanking {
     /// Hang and crash rows symbolicated with their builds' debug files and weighed (docs/design.md,
     /// "Signatures"), `nil` for other rows: every build's stacks in one batch. `report` ranks these
     /// per hour; `top` adds them to its tally.
-    mutating func occurrences(of rows: [(row: Row, source: String)], stderr: inout some TextOutputStream) -> [StackOccurrence?] {
+    mutating func occurrences(of rows: [RankedRow], stderr: inout some TextOutputStream) -> [StackOccurrence?] {
         // The stacks of each build, builds in the order their rows come.
         var positionsOfBuild: [Int: [Int]] = [:]
         var buildOrder: [Int] = []
-        for (position, entry) in rows.enumerated() where WorstStackKind(row: entry.row) != nil {
-            if positionsOfBuild[entry.row.app_build] == nil { buildOrder.append(entry.row.app_build) }
-            positionsOfBuild[entry.row.app_build, default: []].append(position)
+        for (position, entry) in rows.enumerated() {
+            if positionsOfBuild[entry.build] == nil { buildOrder.append(entry.build) }
+            positionsOfBuild[entry.build, default: []].append(position)
         }
         var stacks = [TalliedStack?](repeating: nil, count: rows.count)
         for build in buildOrder {
             let expander = expanders[build] ?? makeExpander(build: build, stderr: &stderr)
             expanders[build] = expander
             let positions = positionsOfBuild[build]!
-            let (distinct, slots) = expander.expandDistinct(stacks: positions.map { rows[$0].row.stack ?? [] })
+            let (distinct, slots) = expander.expandDistinct(stacks: positions.map { rows[$0].stack })
             let tallied = distinct.map(TalliedStack.init)
             for stack in distinct where !stack.missingDebugFiles.isEmpty {
                 missingByBuild[build, default: []].formUnion(stack.missingDebugFiles)
@@ -157,10 +160,10 @@ struct TopRanking {
             for (position, slot) in zip(positions, slots) { stacks[position] = tallied[slot] }
         }
         return rows.indices.map { position in
-            let (row, source) = rows[position]
-            guard let kind = WorstStackKind(row: row), let stack = stacks[position] else { return nil }
+            let row = rows[position]
+            guard let stack = stacks[position] else { return nil }
             let weight: Double
-            switch kind {
+            switch row.kind {
             case .crash:
                 weight = options.crashWeight
             case .hang:
@@ -168,10 +171,10 @@ struct TopRanking {
                     weight = seconds
                 } else {
                     weight = 0
-                    stderr.write("warning: \(source): row \(row.row_key): hang without a usable duration counts as 0 s\n")
+                    stderr.write("warning: \(row.source): row \(row.rowKey): hang without a usable duration counts as 0 s\n")
                 }
             }
-            return StackOccurrence(build: row.app_build, kind: kind, rowKey: row.row_key, weight: weight, tallied: stack)
+            return StackOccurrence(build: row.build, kind: row.kind, rowKey: row.rowKey, weight: weight, tallied: stack)
         }
     }
 
@@ -226,5 +229,27 @@ struct TopRanking {
             symbolizer = NoDebugFiles()
         }
         return StackExpander(symbolizer: symbolizer, appImages: options.appImages, systemImages: options.systemImages)
+    }
+}
+
+/// What ranking needs of a hang or crash row: a whole row kept per batch entry was most of a
+/// batch's memory.
+struct RankedRow {
+    var build: Int
+    var kind: WorstStackKind
+    var rowKey: String
+    var value: Double?
+    var stack: [StackFrame]
+    var source: String
+
+    /// Nil for a row `top` does not rank.
+    init?(_ row: Row, source: String, uuids: inout UUIDStrings) {
+        guard let kind = WorstStackKind(row: row) else { return nil }
+        build = row.app_build
+        self.kind = kind
+        rowKey = row.row_key
+        value = row.value
+        stack = uuids.sharing(row.stack ?? [])
+        self.source = source
     }
 }
