@@ -56,6 +56,9 @@ public final class RowDatabase {
         /// Each row's user_id and row_key, lower case; `nil` when one of them is not a UUID.
         let userIDs: [String]?
         let rowKeys: [String]?
+        /// Each row's period_start, as the row holds it: with the key, it finds the row's one
+        /// partition (the unique key is `(user_id, row_key, period_start)`).
+        let periodStarts: [String]?
     }
 
     /// Writes `rows` as COPY text (see `PreparedRows`). Costs no server time.
@@ -67,27 +70,32 @@ public final class RowDatabase {
         lineEnds.reserveCapacity(rows.count)
         var userIDs: [String]? = []
         var rowKeys: [String]? = []
+        var periodStarts: [String]? = []
         userIDs?.reserveCapacity(rows.count)
         rowKeys?.reserveCapacity(rows.count)
+        periodStarts?.reserveCapacity(rows.count)
         for row in rows {
             guard RowColumns.appendCopyLine(row, to: &text, scratch: &scratch) else {
-                return PreparedRows(rows: rows, copyText: nil, lineEnds: [], userIDs: nil, rowKeys: nil)
+                return PreparedRows(rows: rows, copyText: nil, lineEnds: [], userIDs: nil, rowKeys: nil, periodStarts: nil)
             }
             lineEnds.append(text.count)
             if userIDs != nil, let user = row.user_id, isUUID(user), isUUID(row.row_key) {
                 userIDs?.append(user.lowercased())
                 rowKeys?.append(row.row_key.lowercased())
+                periodStarts?.append(row.period_start)
             } else {
                 userIDs = nil
                 rowKeys = nil
+                periodStarts = nil
             }
         }
-        return PreparedRows(rows: rows, copyText: text, lineEnds: lineEnds, userIDs: userIDs, rowKeys: rowKeys)
+        return PreparedRows(
+            rows: rows, copyText: text, lineEnds: lineEnds, userIDs: userIDs, rowKeys: rowKeys, periodStarts: periodStarts)
     }
 
     /// Inserts the rows of `batch` in one transaction; rows whose (user_id, row_key) the table already
     /// holds, or that an earlier row of the batch has, are duplicates and left alone (the first one is
-    /// kept, as `INSERT ... ON CONFLICT (user_id, row_key) DO NOTHING` keeps it).
+    /// kept, as `INSERT ... ON CONFLICT DO NOTHING` keeps it).
     ///
     /// When the table refuses any row, the whole batch rolls back, and each row is then tried alone
     /// (inside a savepoint of a transaction that is rolled back too) so the outcome names every row
@@ -182,6 +190,7 @@ public final class RowDatabase {
             Self.storedKeysQuery,
             parameters: [
                 "{" + users.joined(separator: ",") + "}", "{" + keys.joined(separator: ",") + "}",
+                "{" + (batch.periodStarts ?? []).map { "\"\($0)\"" }.joined(separator: ",") + "}",
             ])
         // PostgreSQL prints a uuid in lower case, as `prepare` wrote the keys.
         var seen = Set(found.rows.map { "\($0[0] ?? "") \($0[1] ?? "")" })
@@ -211,12 +220,13 @@ public final class RowDatabase {
         return .stored(inserted: chosen.count, duplicates: keys.count - chosen.count)
     }
 
-    /// The (user_id, row_key) pairs of `$1` and `$2` (uuid arrays, pairwise) that the table holds:
-    /// one probe of the unique index per pair.
+    /// The (user_id, row_key) pairs of `$1` and `$2` (uuid arrays, pairwise) that the table holds
+    /// with the period_start of `$3`: one probe of the unique index per row, in the one partition
+    /// its period_start picks (without it, every partition's index is probed for every key).
     static let storedKeysQuery = """
         select p.user_id::text, p.row_key::text
-        from unnest($1::uuid[], $2::uuid[]) as k(user_id, row_key)
-        join public.yui_perf p on p.user_id = k.user_id and p.row_key = k.row_key
+        from unnest($1::uuid[], $2::uuid[], $3::timestamptz[]) as k(user_id, row_key, period_start)
+        join public.yui_perf p on p.user_id = k.user_id and p.row_key = k.row_key and p.period_start = k.period_start
         """
 
     /// A UUID in its usual spelling (8-4-4-4-12 hex digits, either case): the only keys the straight
@@ -241,7 +251,9 @@ public final class RowDatabase {
 
     /// One transaction: the batch streams with `COPY ... FROM STDIN` into a session-local table
     /// (`yui_perf_incoming`, emptied at every commit), then moves into `yui_perf` with one
-    /// `INSERT ... SELECT ... ON CONFLICT (user_id, row_key) DO NOTHING`; committed when both succeed.
+    /// `INSERT ... SELECT ... ON CONFLICT DO NOTHING` (no conflict target: the unique key is
+    /// `(user_id, row_key, period_start)` on a partitioned table, `(user_id, row_key)` on one before
+    /// it); committed when both succeed.
     /// A value the table's types refuse fails the COPY, a rule it breaks fails the INSERT: either
     /// way the batch rolls back and `diagnose` names the rows, as before.
     private func insertThroughSessionTable(_ text: [UInt8], rowCount: Int) throws(ServerError) -> BatchOutcome {
@@ -259,7 +271,7 @@ public final class RowDatabase {
         let inserted = try connection.execute(
             """
             insert into public.yui_perf (\(columns)) select \(columns) from yui_perf_incoming
-            on conflict (user_id, row_key) do nothing
+            on conflict do nothing
             """
         ).affectedRows
         try run("commit")
@@ -283,7 +295,7 @@ public final class RowDatabase {
                 if let error = try insertAlone(values) {
                     refused.append(
                         RefusedRow(
-                            index: index, message: url.scrub(error.message),
+                            index: index, message: Self.namingTheTable(url.scrub(error.message)),
                             constraint: error.constraint, sqlState: error.sqlState))
                 }
             }
@@ -335,8 +347,18 @@ public final class RowDatabase {
         do {
             try connection.executeScript(sql)
         } catch {
+            // A script with its own `begin` (db/yui_perf.sql) that fails stops inside its
+            // transaction: end it, so the connection is usable again.
+            try? run("rollback")
             throw failure("the script failed", error)
         }
+    }
+
+    /// The server names the partition a refused row was routed to (`on table "yui_perf_default"`,
+    /// `"yui_perf_20261130"`); users know the table, `yui_perf`.
+    static func namingTheTable(_ message: String) -> String {
+        guard message.contains("\"yui_perf_") else { return message }
+        return message.replacing(/"yui_perf_(?:default|[0-9]{8})"/, with: "\"yui_perf\"")
     }
 
     // MARK: Helpers
@@ -352,7 +374,7 @@ public final class RowDatabase {
         return RowStoreError(message: message, sqlState: error.sqlState.isEmpty ? nil : error.sqlState)
     }
 
-    /// `insert into public.yui_perf (...) values ($1::uuid, ...), (...) on conflict (user_id, row_key) do nothing`
+    /// `insert into public.yui_perf (...) values ($1::uuid, ...), (...) on conflict do nothing`
     static func insertStatement(rowCount: Int) -> String {
         let columnCount = RowColumns.names.count
         var sql = "insert into public.yui_perf (\(RowColumns.names.joined(separator: ", "))) values "
@@ -365,7 +387,7 @@ public final class RowDatabase {
             }
             sql += ")"
         }
-        return sql + " on conflict (user_id, row_key) do nothing"
+        return sql + " on conflict do nothing"
     }
 }
 
