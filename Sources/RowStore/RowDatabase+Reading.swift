@@ -67,14 +67,54 @@ extension RowDatabase {
     /// through a cursor, so a user's whole history never sits in memory at once (`report --db`
     /// on a million rows of one user held 1.5 GB when it was read in one result).
     /// A row that cannot be read or breaks the table's rules goes to `skipped`, as in `forEachRow`.
+    ///
+    /// With `range`, only its rows: a build's, and those whose period ends in a span, which the
+    /// indexes on `(user_id, period_end)` and `(user_id, app_build, period_end)` find in each
+    /// partition without reading the others (`report --db` reads its window, then the rest of the
+    /// builds it compares; docs/scale.md).
     public func forEachRowAsConnector(
-        userID: String, batchSize: Int = 10_000, skipped: (SkippedRow) throws(RowStoreError) -> Void,
-        _ body: (Row) throws(RowStoreError) -> Void
+        userID: String, range: RowRange = RowRange(), batchSize: Int = 10_000,
+        skipped: (SkippedRow) throws(RowStoreError) -> Void, _ body: (Row) throws(RowStoreError) -> Void
     ) throws(RowStoreError) {
+        let (conditions, parameters) = range.conditions
         try readThroughCursor(
-            setUp: [("set local role yui_connector", []), ("select set_config('yui.uid', $1, true)", [userID])],
-            query: "select id, \(RowColumns.selectList) from public.yui_perf order by id", parameters: [],
+            setUp: Self.asConnector(userID),
+            query: "select id, \(RowColumns.selectList) from public.yui_perf\(conditions) order by id", parameters: parameters,
             batchSize: batchSize, what: "cannot read rows as yui_connector", skipped: skipped, body)
+    }
+
+    /// The newest `period_end` of the rows the connector may read for `userID`, in seconds since
+    /// 1970, or `nil` when there is none: where `report --db`'s window ends.
+    public func newestPeriodEndAsConnector(userID: String) throws(RowStoreError) -> Int64? {
+        try valueAsConnector(userID: userID, "select floor(extract(epoch from max(period_end)))::bigint from public.yui_perf", [])
+            .flatMap { Int64($0) }
+    }
+
+    /// The highest build below `build` that has rows the connector may read for `userID`: the next
+    /// build `report --db` may compare with, without listing every build.
+    public func newestBuildAsConnector(userID: String, below build: Int) throws(RowStoreError) -> Int? {
+        try valueAsConnector(
+            userID: userID, "select max(app_build) from public.yui_perf where app_build < $1::int", [String(build)]
+        ).flatMap { Int($0) }
+    }
+
+    /// One value of `query`, read as `yui_connector` with `yui.uid` set to `userID`.
+    private func valueAsConnector(userID: String, _ query: String, _ parameters: [String?]) throws(RowStoreError) -> String? {
+        do {
+            try run("begin read only")
+            for (statement, values) in Self.asConnector(userID) { _ = try connection.execute(statement, parameters: values) }
+            let result = try connection.execute(query, parameters: parameters)
+            try run("commit")
+            return result.rows.first?.first.flatMap { $0 }
+        } catch {
+            try? run("rollback")
+            throw failure("cannot read rows as yui_connector", error)
+        }
+    }
+
+    /// The statements that make a transaction read as the owner's connector.
+    private static func asConnector(_ userID: String) -> [(String, [String?])] {
+        [("set local role yui_connector", []), ("select set_config('yui.uid', $1, true)", [userID])]
     }
 
     /// Runs `query` (the row's `id`, then `RowColumns.selectList`) as a cursor in a read-only
@@ -164,6 +204,40 @@ extension RowDatabase {
         add("user_id", "uuid", userID)
         add("app_build", "int", build.map(String.init))
         add("kind", "text", kind?.rawValue)
+        return (conditions.isEmpty ? "" : " where " + conditions.joined(separator: " and "), parameters)
+    }
+}
+
+/// Which rows of the table a read takes: one build's, and those whose `period_end` falls in a
+/// span (seconds since 1970, `from` included, `before` not); every row when all are `nil`.
+public struct RowRange: Sendable, Equatable {
+    public var build: Int?
+    public var periodEndFrom: Int64?
+    public var periodEndBefore: Int64?
+
+    public init(build: Int? = nil, periodEndFrom: Int64? = nil, periodEndBefore: Int64? = nil) {
+        self.build = build
+        self.periodEndFrom = periodEndFrom
+        self.periodEndBefore = periodEndBefore
+    }
+
+    /// ` where ...` for the bounds given, only those (as `RowDatabase.conditions`, so a generic
+    /// plan still uses the indexes), and their parameters.
+    var conditions: (sql: String, parameters: [String?]) {
+        var conditions: [String] = []
+        var parameters: [String?] = []
+        if let build {
+            parameters.append(String(build))
+            conditions.append("app_build = $\(parameters.count)::int")
+        }
+        if let periodEndFrom {
+            parameters.append(String(periodEndFrom))
+            conditions.append("period_end >= to_timestamp($\(parameters.count)::bigint)")
+        }
+        if let periodEndBefore {
+            parameters.append(String(periodEndBefore))
+            conditions.append("period_end < to_timestamp($\(parameters.count)::bigint)")
+        }
         return (conditions.isEmpty ? "" : " where " + conditions.joined(separator: " and "), parameters)
     }
 }

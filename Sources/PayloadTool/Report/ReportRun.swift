@@ -18,21 +18,21 @@ struct ReportRun {
             reading.add(row, from: source, stderr: &messages)
         }
         if !allRead { failed = true }
+        var database: ReportDatabase?
         if let url = options.databaseURL, let user = options.conversion.userID {
             do {
-                let database = try RowDatabase(url: url)
-                // A bad row is an error, as a bad line of a row file is: named, passed over, exit 1.
-                try database.forEachRowAsConnector(
-                    userID: user,
-                    skipped: { skipped in
-                        stderr.write("error: --db: \(skipped)\n")
-                        failed = true
-                    }
-                ) { row in reading.add(row, from: "--db", stderr: &stderr) }
+                let rows = try ReportDatabase(url: url, userID: user)
+                database = rows
+                try rows.readWindow(days: options.days, newestElsewhere: reading.tally.newestPeriodEnd) { row in
+                    reading.add(row, from: "--db", stderr: &stderr)
+                }
             } catch {
+                database?.takeMessages().forEach { stderr.write($0) }
                 stderr.write("error: --db: \(error)\n")
                 failed = true
+                database = nil
             }
+            database?.takeMessages().forEach { stderr.write($0) }
         }
         reading.flushStacks(stderr: &stderr)
         reading.ranking.reportMissingDebugFiles(stderr: &stderr)
@@ -48,7 +48,10 @@ struct ReportRun {
         } catch {
             stderr.write("warning: \(error)\n")
         }
-        guard let report = reading.report(summaries: &summaries, stderr: &stderr) else {
+        let made = reading.report(summaries: &summaries, more: database, stderr: &stderr)
+        database?.takeMessages().forEach { stderr.write($0) }
+        if database?.failed == true { failed = true }
+        guard let report = made else {
             stderr.write("note: no rows to report on\n")
             return failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
         }
@@ -155,14 +158,28 @@ struct ReportReading {
         pendingStacks.removeAll(keepingCapacity: true)
     }
 
-    /// Picks the build and the one before it, and offers every build's figures to the summaries.
-    mutating func report(summaries: inout BuildSummaries?, stderr: inout some TextOutputStream) -> SpeedReport? {
+    /// The first hour (since 1970) of the window of `days` days that ends with the hour of
+    /// `newestPeriodEnd` (seconds since 1970).
+    static func firstHour(newestPeriodEnd: Int64, days: Int) -> Int64 {
+        newestPeriodEnd / 3600 - Int64(days) * 24 + 1
+    }
+
+    /// Picks the build and the one before it, and offers the figures of every build read whole to
+    /// the summaries. With `more` (`--db`), the rows given so far are the window's (and the files'):
+    /// the rest of each build the report needs whole is read from it first (`readMoreRows`).
+    mutating func report(
+        summaries: inout BuildSummaries?, more: (any ReportMoreRows)? = nil, stderr: inout some TextOutputStream
+    ) -> SpeedReport? {
+        let lastHour = (tally.newestPeriodEnd ?? 0) / 3600
+        let firstHour = Self.firstHour(newestPeriodEnd: tally.newestPeriodEnd ?? 0, days: options.days)
+        var wholeBuilds: Set<Int>?
+        if let more {
+            wholeBuilds = readMoreRows(from: more, firstHour: firstHour, summaries: summaries, stderr: &stderr)
+        }
         tally.finish()
         let builds = tally.builds
-        let lastHour = (tally.newestPeriodEnd ?? 0) / 3600
-        let firstHour = lastHour - Int64(options.days) * 24 + 1
         var known: [Int: BuildFigures] = summaries?.builds ?? [:]
-        for build in builds {
+        for build in builds where wholeBuilds?.contains(build) ?? true {
             guard let all = tally.figures(build: build), all.hasEnoughData else { continue }
             if summaries?.offer(all) ?? false || known[build].map({ $0.rows <= all.rows }) ?? true { known[build] = all }
         }
@@ -222,4 +239,52 @@ struct ReportReading {
         return report
     }
 
+    /// Reads from `more` the rest of the builds the report needs whole: the reported build when it
+    /// has no row in the window, and the builds before it, newest first, down to the first with
+    /// enough data (the fourth, when the output draws the last five builds), as `report` then picks
+    /// them. Enough data is a matter of sample counts and foreground time, which `ReportTally` sums
+    /// as rows come, so the choice is made before `finish()`.
+    /// - Returns: the builds read whole.
+    private mutating func readMoreRows(
+        from more: any ReportMoreRows, firstHour: Int64, summaries: BuildSummaries?, stderr: inout some TextOutputStream
+    ) -> Set<Int> {
+        var whole: Set<Int> = []
+        func readWhole(_ build: Int) {
+            guard whole.insert(build).inserted else { return }
+            more.readRest(of: build) { row in add(row, from: "--db", stderr: &stderr) }
+            flushStacks(stderr: &stderr)
+        }
+        let inWindow = tally.builds.filter { tally.figures(build: $0, fromHour: firstHour) != nil }
+        let enoughInWindow = inWindow.filter { tally.figures(build: $0, fromHour: firstHour)?.hasEnoughData ?? false }
+        guard let chosen = options.build ?? enoughInWindow.max() ?? inWindow.max() else { return whole }
+        let current: BuildFigures?
+        if inWindow.contains(chosen) {
+            current = tally.figures(build: chosen, fromHour: firstHour)
+        } else {
+            readWhole(chosen)
+            current = tally.figures(build: chosen) ?? summaries?.builds[chosen]
+        }
+        guard current?.hasEnoughData ?? false else { return whole }
+        // The text and the briefing compare with one build; JSON, the panel lines and the page
+        // also show the four before it.
+        let drawsHistory = options.htmlPath != nil || options.output == .json || options.output == .panel
+        let wanted = drawsHistory ? 4 : 1
+        var found = 0
+        var below = chosen
+        while found < wanted {
+            let candidates = [
+                more.newestBuild(below: below), tally.builds.filter { $0 < below }.max(),
+                summaries?.builds.keys.filter { $0 < below }.max(),
+            ]
+            guard let build = candidates.compactMap({ $0 }).max() else { break }
+            readWhole(build)
+            // As `report` decides: the summary when it covers more rows than the build's rows here.
+            let all = tally.figures(build: build).flatMap { $0.hasEnoughData ? $0 : nil }
+            let summary = summaries?.builds[build]
+            let figures = all.map { all in summary.map { $0.rows > all.rows ? $0 : all } ?? all } ?? summary
+            if figures?.hasEnoughData ?? false { found += 1 }
+            below = build
+        }
+        return whole
+    }
 }
