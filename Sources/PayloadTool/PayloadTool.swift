@@ -45,6 +45,8 @@ public enum PayloadTool {
             return CommandRunner.run(DsymsCommand.Options.self, arguments: rest, stdin: stdin, stdout: &stdout, stderr: &stderr)
         case "load":
             return CommandRunner.run(LoadCommand.Options.self, arguments: rest, stdin: stdin, stdout: &stdout, stderr: &stderr)
+        case "retention":
+            return CommandRunner.run(RetentionCommand.Options.self, arguments: rest, stdin: stdin, stdout: &stdout, stderr: &stderr)
         case "report":
             return CommandRunner.run(ReportOptions.self, arguments: rest, stdin: stdin, stdout: &stdout, stderr: &stderr)
         case "completions":
@@ -61,7 +63,7 @@ public enum PayloadTool {
     /// list them. `run` dispatches on the same names (a test runs `NAME --help` for each).
     static let commands: [CommandDescription] = [
         RowsOptions.description, SymbolicateOptions.description, TopOptions.description, DsymsCommand.description,
-        DsymsImport.description, LoadCommand.description, ReportOptions.description, HelpCommand.description,
+        DsymsImport.description, LoadCommand.description, RetentionCommand.description, ReportOptions.description, HelpCommand.description,
         ShellCompletions.description, ManPage.description,
     ]
 

@@ -343,6 +343,16 @@ public final class RowDatabase {
 
     /// Runs SQL statements as they are (a migration, or `create database`), in one implicit
     /// transaction when there are several.
+    /// The rows of one statement, every value in PostgreSQL's text form (`nil` for null): for
+    /// the checks a person makes with psql (which partition holds a row, what a catalog says).
+    public func textRows(_ sql: String, parameters: [String?] = []) throws(RowStoreError) -> [[String?]] {
+        do {
+            return try connection.execute(sql, parameters: parameters).rows
+        } catch {
+            throw failure("the query failed", error)
+        }
+    }
+
     public func runScript(_ sql: String) throws(RowStoreError) {
         do {
             try connection.executeScript(sql)

@@ -22,6 +22,7 @@ import Testing
         (["dsyms", "--help"], "dsyms"),
         (["dsyms", "import", "--help"], "dsyms-import"),
         (["load", "--help"], "load"),
+        (["retention", "--help"], "retention"),
         (["report", "--help"], "report"),
         (["help", "--help"], "help"),
         (["completions", "--help"], "completions"),
