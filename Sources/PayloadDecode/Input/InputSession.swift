@@ -139,13 +139,16 @@ final class InputSession {
         if reader.atEnd && !reader.unconsumed.contains(where: { !Self.isWhitespace($0) }) {
             return fail("", "empty input, a JSON value was expected")
         }
-        if let (begin, end) = firstLineRange,
+        let crashReport = firstLineRange.flatMap { begin, end in
+            CrashReportForm.of(firstLine: UnsafeRawBufferPointer(rebasing: reader.unconsumed[begin..<end]))
+        }
+        if crashReport == nil, let (begin, end) = firstLineRange,
             isCompleteValue(UnsafeRawBufferPointer(rebasing: reader.unconsumed[begin..<end]))
         {
             streamLines(reader)
             return
         }
-        // One JSON document: read it whole, within the limit.
+        // One JSON document (or crash report): read it whole, within the limit.
         reader.byteLimit = options.maxFileBytes
         while !reader.atEnd {
             if reader.count > options.maxFileBytes {
@@ -157,6 +160,7 @@ final class InputSession {
         if reader.count > options.maxFileBytes {
             return fail("", "larger than \(options.maxFileBytes) bytes, the limit for one JSON document (JSON Lines may be longer)")
         }
+        if let crashReport { return convertCrashReports(reader.unconsumed, form: crashReport) }
         convertDocumentOrLines(reader.unconsumed)
     }
 
@@ -207,10 +211,14 @@ final class InputSession {
         guard bytes.contains(where: { !Self.isWhitespace($0) }) else {
             return fail("", "empty input, a JSON value was expected")
         }
-        if let (begin, end) = Self.firstLine(bytes, complete: true),
-            isCompleteValue(UnsafeRawBufferPointer(rebasing: bytes[begin..<end]))
-        {
-            return convertLines(bytes)
+        if let (begin, end) = Self.firstLine(bytes, complete: true) {
+            if let form = CrashReportForm.of(firstLine: UnsafeRawBufferPointer(rebasing: bytes[begin..<end])) {
+                guard bytes.count <= options.maxFileBytes else {
+                    return fail("", "larger than \(options.maxFileBytes) bytes, the limit for one crash report file")
+                }
+                return convertCrashReports(bytes, form: form)
+            }
+            if isCompleteValue(UnsafeRawBufferPointer(rebasing: bytes[begin..<end])) { return convertLines(bytes) }
         }
         guard bytes.count <= options.maxFileBytes else {
             return fail("", "larger than \(options.maxFileBytes) bytes, the limit for one JSON document")
@@ -257,6 +265,30 @@ final class InputSession {
             convertValue(document, place: "line \(number)")
         } catch {
             fail("line \(number), column \(error.offset + 1)", "invalid JSON: \(error.message)")
+        }
+    }
+
+    // MARK: Crash reports
+
+    /// Apple crash reports (`.ips` or `.crash` text): one crash row per report (docs/crash-reports.md).
+    private func convertCrashReports(_ bytes: UnsafeRawBufferPointer, form: CrashReportForm) {
+        let problem = { (problem: IPSReader.Problem) in
+            if problem.severity == .error { self.failed = true }
+            self.report(InputDiagnostic(severity: problem.severity, file: self.file, place: problem.place, message: problem.message))
+        }
+        let reports =
+            switch form {
+            case .ips: IPSReader.read(bytes, parser: parser, problem: problem)
+            case .text: CrashTextReader.read(bytes, problem: problem)
+            }
+        for crashReport in reports {
+            guard
+                let (row, cause) = CrashReportRow.row(
+                    crashReport, ordinal: crashReport.position - 1, options: options, place: "report \(crashReport.position)",
+                    problem: problem)
+            else { continue }
+            crashCause?(row, cause)
+            emit(row)
         }
     }
 

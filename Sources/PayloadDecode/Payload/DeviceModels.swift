@@ -36,6 +36,51 @@ extension String {
 }
 
 public enum ColumnPatterns {
+    /// A column value an input cannot give, with the reason in words.
+    public struct Refusal: Error, Sendable {
+        public var message: String
+    }
+
+    /// `app_build` from a build number as Apple writes it: `130.1` (a test build) counts as 130.
+    public static func appBuild(_ build: String) -> Result<Int, Refusal> {
+        let integerPart = build.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let isDigitsAndDots =
+            !integerPart.isEmpty && integerPart.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
+            && build.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: ".") })
+        if isDigitsAndDots, integerPart.utf8.count <= 10, let number = Int(integerPart), number <= Int(Int32.max) {
+            return .success(number)
+        }
+        if isDigitsAndDots {
+            // Digits and dots, but more than the table's `int` column holds.
+            return .failure(Refusal(message: "build number \(InputText.quoted(build)) is larger than 2147483647, the most app_build holds"))
+        }
+        return .failure(Refusal(message: "\(InputText.quoted(build)) is not a build number (digits and dots)"))
+    }
+
+    /// `os` from an OS version as Apple writes it: the number follows the system's name
+    /// ("iPhone OS 17.2.1 (21C66)", "iOS 26.0 (23A341)", "macOS 12.2 (21D49)"); a number after
+    /// anything else ("Windows 95") is not an Apple OS version.
+    public static func osNumber(_ osVersion: String) -> String? {
+        let words = osVersion.split(separator: " ")
+        guard let index = words.indices.first(where: { isDottedNumber(String(words[$0])) }), index > 0,
+            words[index - 1].hasSuffix("OS")
+        else { return nil }
+        return String(words[index])
+    }
+
+    /// An image name as a row keeps it: only letters, digits and `_.+-` (so no terminal control
+    /// reaches an output), `nil` when nothing is left.
+    public static func imageName<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String? {
+        var kept: [UInt8] = []
+        for c in bytes
+        where (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c == 0x5f || c == 0x2e
+            || c == 0x2b || c == 0x2d
+        {
+            kept.append(c)
+        }
+        return kept.isEmpty ? nil : String(decoding: kept, as: UTF8.self)
+    }
+
     /// `^[a-z][a-z0-9_]{1,40}$`
     public static func isName(_ text: String) -> Bool {
         let bytes = Array(text.utf8)

@@ -227,19 +227,10 @@ final class PayloadConverter {
         }
         var appBuild = 0
         if let build = text("appBuildVersion", document.member(meta, "appBuildVersion"), "\(metaKey).appBuildVersion") {
-            // 130.1 (a test build) counts as 130.
-            let integerPart = build.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let isDigitsAndDots =
-                !integerPart.isEmpty && integerPart.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
-                && build.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: ".") })
-            if isDigitsAndDots, integerPart.utf8.count <= 10, let number = Int(integerPart), number <= Int(Int32.max) {
-                appBuild = number
-            } else if isDigitsAndDots {
-                // Digits and dots, but more than the table's `int` column holds.
-                error("\(metaKey).appBuildVersion", "build number \(InputText.quoted(build)) is larger than 2147483647, the most app_build holds")
-                ok = false
-            } else {
-                error("\(metaKey).appBuildVersion", "\(InputText.quoted(build)) is not a build number (digits and dots)")
+            switch ColumnPatterns.appBuild(build) {
+            case .success(let number): appBuild = number
+            case .failure(let problem):
+                error("\(metaKey).appBuildVersion", problem.message)
                 ok = false
             }
         }
@@ -250,13 +241,8 @@ final class PayloadConverter {
         }
         var os = ""
         if let osVersion = text("osVersion", document.member(meta, "osVersion"), "\(metaKey).osVersion") {
-            // The number follows the system's name ("iPhone OS 17.2.1 (21C66)", "macOS 12.2 (21D49)");
-            // a number after anything else ("Windows 95") is not an Apple OS version.
-            let words = osVersion.split(separator: " ")
-            if let index = words.indices.first(where: { ColumnPatterns.isDottedNumber(String(words[$0])) }), index > 0,
-                words[index - 1].hasSuffix("OS")
-            {
-                os = String(words[index])
+            if let number = ColumnPatterns.osNumber(osVersion) {
+                os = number
             } else {
                 error("\(metaKey).osVersion", "\(InputText.quoted(osVersion)) holds no version number")
                 ok = false

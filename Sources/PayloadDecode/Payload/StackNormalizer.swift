@@ -258,17 +258,7 @@ struct StackNormalizer {
         var uuidBinary = -1
         if let name = nameIndex {
             if document.kind(name) == .string {
-                (frame.image, imageBinary) = names.text(document, name, binaries: &binaries) { bytes -> String? in
-                    var kept: [UInt8] = []
-                    kept.reserveCapacity(bytes.count)
-                    for c in bytes
-                    where (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c == 0x5f || c == 0x2e
-                        || c == 0x2b || c == 0x2d
-                    {
-                        kept.append(c)
-                    }
-                    return kept.isEmpty ? nil : String(decoding: kept, as: UTF8.self)
-                }
+                (frame.image, imageBinary) = names.text(document, name, binaries: &binaries) { ColumnPatterns.imageName($0) }
             } else {
                 warnings.append(("\(key()).binaryName", "not a string; image left null"))
             }

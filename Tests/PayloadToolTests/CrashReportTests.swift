@@ -1,0 +1,155 @@
+import Foundation
+import PayloadDecode
+import TestSupport
+import Testing
+
+/// Apple crash reports (`.ips`, `.crash` text) through `rows`, `top` and `symbolicate` (issue 36;
+/// docs/crash-reports.md). The fixture app's reports come from scripts/make-crash-reports.
+@Suite struct CrashReportRows {
+    static let folder = Repository.testFixtures.appendingPathComponent("crash-reports")
+    static func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+    static func rows(_ arguments: [String]) throws -> (rows: [[String: Any]], stderr: String, status: Int32) {
+        let run = ToolRun.run(["rows", "--format", "jsonl"] + arguments)
+        let rows = try run.stdout.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        return (rows, run.stderr, run.status)
+    }
+
+    @Test func theFixturesAreWhatTheScriptWrites() throws {
+        let check = try Process.run(
+            Repository.root.appendingPathComponent("scripts/make-crash-reports"), arguments: ["--check"])
+        check.waitUntilExit()
+        #expect(check.terminationStatus == 0)
+    }
+
+    @Test(arguments: [
+        ("yuiapp-131-sigsegv.ips", 131, "2.25.0", "2026-11-27T20:04:11Z", [16540, 16536, 16472, 7508]),
+        ("yuiapp-130-watchdog.ips", 130, "2.24.0", "2026-11-26T08:15:42Z", [16556, 16656, 16744, 7508]),
+        ("yuiapp-131-abort.crash", 131, "2.25.0", "2026-11-27T20:04:11Z", [33836, 16540, 16536, 16472, 7508]),
+    ])
+    func aReportIsOneCrashRowWithTheCrashedThreadAsItsStack(
+        file: String, build: Int, version: String, moment: String, offsets: [Int]
+    ) throws {
+        let (rows, stderr, status) = try Self.rows(["--user", "5b1e3c1a-7a0e-4d8e-9a43-2f1c0d9b6e71", Self.path(file)])
+        #expect(status == 0, "\(stderr)")
+        #expect(stderr.isEmpty, "\(stderr)")
+        let row = try #require(rows.first)
+        #expect(rows.count == 1)
+        #expect(row["kind"] as? String == "diagnostic" && row["name"] as? String == "crash")
+        #expect(row["app_build"] as? Int == build && row["app_version"] as? String == version)
+        #expect(row["os"] as? String == "17.5.1" && row["device"] as? String == "iPhone15,2")
+        #expect(row["period_start"] as? String == moment && row["period_end"] as? String == moment)
+        let stack = try #require(row["stack"] as? [[String: Any]])
+        #expect(stack.compactMap { $0["offset"] as? Int } == offsets)
+        let app = try #require(stack.first { $0["image"] as? String == "YuiApp" })
+        #expect(app["uuid"] as? String == "4C4C4C4C-5555-3144-A1B2-000000000\(build)")
+    }
+
+    /// What the table forbids stays out: process paths, queue names, the termination's free text,
+    /// crashReporterKey, the device's identifier for the vendor, the incident's id.
+    @Test func nothingTheTableForbidsReachesARow() throws {
+        let run = ToolRun.run(["rows", "--format", "jsonl"] + ["two-reports.ips", "yuiapp-131-abort.crash"].map(Self.path))
+        #expect(run.status == 0)
+        for forbidden in [
+            "/private/var", "containers", "com.apple.main-thread", "Dispatch queue", "0123456789abcdef", "1F2E3D4C-5B6A",
+            "7B2C9D4E", "3E1F5A2B", "watchdog", "RBSTerminateContext", "dev.yui.app", "Segmentation", "Abort trap",
+        ] {
+            #expect(!run.stdout.lowercased().contains(forbidden.lowercased()), "\(forbidden) reached a row")
+        }
+    }
+
+    /// The key comes from the report's bytes: the same report in two files is one row (two-reports.ips
+    /// holds the two .ips fixtures), and another report another row.
+    @Test func aReportReadTwiceHasOneKey() throws {
+        let both = try Self.rows(["two-reports.ips", "yuiapp-131-sigsegv.ips", "yuiapp-130-watchdog.ips"].map(Self.path)).rows
+        let keys = both.compactMap { $0["row_key"] as? String }
+        #expect(keys.count == 4)
+        #expect(Set(keys).count == 2)
+        let top = ToolRun.run(
+            ["top", "--dsyms", Repository.root.appendingPathComponent("dsyms-fixtures/builds").path]
+                + ["two-reports.ips", "yuiapp-131-sigsegv.ips"].map(Self.path))
+        #expect(top.stderr.contains("note: 1 hang or crash row read more than once"), "\(top.stderr)")
+    }
+
+    /// `top` ranks MetricKit's crashes and hangs and the crash reports' crashes as one set.
+    @Test func topRanksReportsWithMetricKitsDiagnostics() throws {
+        let dsyms = Repository.root.appendingPathComponent("dsyms-fixtures/builds").path
+        let topFixtures = try FileManager.default.contentsOfDirectory(atPath: Repository.testFixtures.appendingPathComponent("top").path)
+            .sorted().map { Repository.testFixtures.appendingPathComponent("top/\($0)").path }
+        let metricKit = ToolRun.run(["top", "--dsyms", dsyms] + topFixtures)
+        let together = ToolRun.run(["top", "--dsyms", dsyms] + topFixtures + ["yuiapp-131-sigsegv.ips", "yuiapp-131-abort.crash"].map(Self.path))
+        #expect(metricKit.stdout.contains("  2. crash 2.0 s x2   crash <- YuiLines.fail <- main"), "\(metricKit.stdout)")
+        #expect(together.stdout.contains("  1. crash 4.0 s x4   crash <- YuiLines.fail <- main"), "\(together.stdout)")
+    }
+
+    @Test func symbolicateNamesTheAppsFramesWithFileAndLine() throws {
+        let run = ToolRun.run([
+            "symbolicate", "--dsyms", Repository.root.appendingPathComponent("dsyms-fixtures/builds").path, Self.path("yuiapp-131-sigsegv.ips"),
+        ])
+        #expect(run.stdout.contains("build 131 (2026-11-27T20:04:11Z): EXC_BAD_ACCESS (SIGSEGV)"), "\(run.stdout)")
+        #expect(run.stdout.contains("crash + 4 (Builtins.swift:42)"), "\(run.stdout)")
+        #expect(run.stdout.contains("YuiLines.fail + 12 (YuiLines.swift:44)"), "\(run.stdout)")
+        #expect(run.stdout.contains("main + 84 (main.swift:5)"), "\(run.stdout)")
+    }
+}
+
+/// Bad crash reports: a clear error naming the file and the place, the other inputs still read.
+@Suite struct BadCrashReports {
+    static let good = try! String(contentsOfFile: CrashReportRows.path("yuiapp-131-sigsegv.ips"), encoding: .utf8)
+
+    static func run(_ content: String) throws -> (status: Int32, stdout: String, stderr: String) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("yui-crash-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("report.ips").path
+        try content.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = ToolRun.run(["rows", "--format", "jsonl", path, CrashReportRows.path("yuiapp-130-watchdog.ips")])
+        return (result.status, result.stdout, result.stderr.replacingOccurrences(of: path, with: "report.ips"))
+    }
+
+    @Test(arguments: [
+        ("truncated body", String(good.prefix(1500)), "report.ips: report 1, body: truncated: the JSON body does not end"),
+        ("header only", String(good.prefix(while: { $0 != "\n" })) + "\n", "report.ips: report 1: bug_type '309': a header without a body"),
+        (
+            "a stackshot", #"{"bug_type":"288","os_version":"iPhone OS 17.5"}"# + "\n{\"processByPid\":{}}\n",
+            "report.ips: report 1: bug_type '288' is not a report this reads: its body has no threads and usedImages"
+        ),
+        ("invalid body", String(good.prefix(while: { $0 != "\n" })) + "\n{\"threads\": [,]}\n", "report.ips: report 1, body: invalid JSON"),
+        (
+            "no build",
+            good.replacingOccurrences(of: "\"build_version\":\"131\"", with: "\"build\":\"131\"")
+                .replacingOccurrences(of: "\"CFBundleVersion\": \"131\"", with: "\"x\": \"131\""),
+            "report.ips: report 1, build_version: missing"
+        ),
+    ])
+    func anErrorNamesTheFileAndThePlaceAndTheOtherInputsStillConvert(what: String, content: String, message: String) throws {
+        let result = try Self.run(content)
+        #expect(result.status == 1, "\(what)")
+        #expect(result.stderr.contains("error: " + message), "\(what): \(result.stderr)")
+        #expect(result.stdout.split(separator: "\n").count == 1, "\(what): the other input's row")
+    }
+
+    @Test func framesPastUsedImagesAndAbsurdOffsetsAreWarnedAndTheRowStays() throws {
+        let content = Self.good
+            .replacingOccurrences(
+                of: "\"imageOffset\": 16536,\n          \"imageIndex\": 0", with: "\"imageOffset\": 16536,\n          \"imageIndex\": 99"
+            )
+            .replacingOccurrences(of: "\"imageOffset\": 16472,", with: "\"imageOffset\": 184467440737095516160,")
+        let result = try Self.run(content)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr.contains("warning: report.ips: report 1, threads[0].frames[1].imageIndex: 99 points past usedImages (3 images)"),
+            "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "warning: report.ips: report 1, threads[0].frames[2].imageOffset: not an offset from 0 to 2^64 - 1; frame skipped"),
+            "\(result.stderr)")
+        #expect(result.stdout.split(separator: "\n").count == 2)
+        let row = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.split(separator: "\n")[0].utf8)) as? [String: Any])
+        let stack = try #require(row["stack"] as? [[String: Any]])
+        #expect(stack.count == 3)
+        #expect(stack[1]["image"] is NSNull && stack[1]["uuid"] is NSNull && stack[1]["offset"] as? Int == 16536)
+    }
+}
