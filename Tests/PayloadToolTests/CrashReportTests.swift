@@ -153,3 +153,35 @@ import Testing
         #expect(stack[1]["image"] is NSNull && stack[1]["uuid"] is NSNull && stack[1]["offset"] as? Int == 16536)
     }
 }
+
+/// Real device reports from public repositories (Tests/Fixtures/crash-reports/real/PROVENANCE.md):
+/// iOS 15 to 27, iPhone and iPad, a watchdog kill, SIGSEGV, SIGABRT and SIGTRAP, TestFlight's
+/// legacy text. Each is one valid crash row, and `symbolicate` names its exception and signal.
+@Suite struct RealCrashReports {
+    static let folder = CrashReportRows.folder.appendingPathComponent("real")
+
+    @Test(arguments: [
+        ("watchdog-earshot-ios27.ips", 165, "27.0", "iPhone18,2", "EXC_CRASH (SIGKILL)"),
+        ("sigsegv-pabofocus-ipados26.ips", 31, "26.2", "iPad13,16", "EXC_BAD_ACCESS (SIGSEGV)"),
+        ("sigabrt-driverportal-ios26.ips", 25, "26.3", "iPhone18,4", "EXC_CRASH (SIGABRT)"),
+        ("sigabrt-matchtalk-ios26.ips", 30, "26.1", "iPhone14,7", "EXC_CRASH (SIGABRT)"),
+        ("sigabrt-sanfer-ipados18.ips", 1, "18.5", "iPad13,16", "EXC_CRASH (SIGABRT)"),
+        ("sigtrap-iOSCrashingTest-ios15-with-dsym.ips", 1, "15.5", "iPhone14,2", "EXC_BREAKPOINT (SIGTRAP)"),
+        ("legacy-sigsegv-bikerouter-ios26.crash", 1, "26.4", "iPhone17,2", "EXC_BAD_ACCESS (SIGSEGV)"),
+        ("legacy-sigabrt-memoai-ios17.crash", 3, "17.7.10", "iPad7,6", "EXC_CRASH (SIGABRT)"),
+    ])
+    func aRealReportIsOneValidCrashRow(file: String, build: Int, os: String, device: String, cause: String) throws {
+        let path = Self.folder.appendingPathComponent(file).path
+        let (rows, stderr, status) = try CrashReportRows.rows([path])
+        #expect(status == 0 && stderr.isEmpty, "\(stderr)")
+        #expect(rows.count == 1)
+        let row = try #require(rows.first)
+        #expect(row["name"] as? String == "crash" && row["app_build"] as? Int == build)
+        #expect(row["os"] as? String == os && row["device"] as? String == device)
+        let stack = try #require(row["stack"] as? [[String: Any]])
+        #expect(stack.count >= 5 && stack.count <= 32)
+        #expect(stack.allSatisfy { ($0["uuid"] as? String).map { ColumnPatterns.canonicalUUID($0) == $0 } ?? true })
+        let symbolicated = ToolRun.run(["symbolicate", path])
+        #expect(symbolicated.stdout.hasPrefix("crash ") && symbolicated.stdout.contains("): \(cause)\n"), "\(symbolicated.stdout.prefix(200))")
+    }
+}
