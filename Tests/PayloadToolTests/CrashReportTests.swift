@@ -185,3 +185,113 @@ import Testing
         #expect(symbolicated.stdout.hasPrefix("crash ") && symbolicated.stdout.contains("): \(cause)\n"), "\(symbolicated.stdout.prefix(200))")
     }
 }
+
+/// `symbolicate --format text|ips`: the report written back with its frames named.
+@Suite struct SymbolicatedCrashReports {
+    static let dsyms = Repository.root.appendingPathComponent("dsyms-fixtures/builds").path
+
+    @Test func textIsApplesLayoutWithTheAppsFramesNamedToFileAndLine() throws {
+        let run = ToolRun.run(["symbolicate", "--format", "text", "--dsyms", Self.dsyms, CrashReportRows.path("yuiapp-131-sigsegv.ips")])
+        #expect(run.status == 0, "\(run.stderr)")
+        for line in [
+            "Hardware Model:      iPhone15,2\n", "Version:             2.25.0 (131)\n", "Exception Type:  EXC_BAD_ACCESS (SIGSEGV)\n",
+            "Termination Reason: SIGNAL 11\n", "\nThread 0 Crashed:\n",
+            "0   YuiApp                  0x0000000100f4009c crash + 4 (Builtins.swift:42)\n",
+            "1   YuiApp                  0x0000000100f40098 YuiLines.fail + 12 (YuiLines.swift:44)\n",
+            "2   YuiApp                  0x0000000100f40058 main + 84 (main.swift:5)\n", "\nThread 1:\n", "\nBinary Images:\n",
+            "0x100f3c000 - 0x100f43fff YuiApp arm64  <4c4c4c4c55553144a1b2000000000131>\n",
+        ] {
+            #expect(run.stdout.contains(line), "\(line) in \(run.stdout)")
+        }
+        let watchdog = ToolRun.run(["symbolicate", "--format", "text", "--dsyms", Self.dsyms, CrashReportRows.path("yuiapp-130-watchdog.ips")])
+        #expect(watchdog.stdout.contains("Termination Reason: FRONTBOARD 0x8BADF00D\n"), "\(watchdog.stdout)")
+        #expect(watchdog.stdout.contains("YuiLines.parse + 8 ("), "\(watchdog.stdout)")
+        let legacy = ToolRun.run(["symbolicate", "--format", "text", "--dsyms", Self.dsyms, CrashReportRows.path("yuiapp-131-abort.crash")])
+        #expect(legacy.stdout.contains("Exception Type:  EXC_CRASH (SIGABRT)\n"), "\(legacy.stdout)")
+        #expect(legacy.stdout.contains("YuiLines.fail + 12 (YuiLines.swift:44)"), "\(legacy.stdout)")
+    }
+
+    /// The .ips back: a header line and a body that parse, with every key of the input and its
+    /// value, and Xcode's four keys added to the frames that are named.
+    @Test(arguments: ["yuiapp-131-sigsegv.ips", "two-reports.ips", "real/watchdog-earshot-ios27.ips", "real/sigabrt-driverportal-ios26.ips"])
+    func ipsKeepsEveryKeyAndAddsXcodesSymbolKeys(file: String) throws {
+        let input = CrashReportRows.path(file)
+        let run = ToolRun.run(["symbolicate", "--format", "ips", "--dsyms", Self.dsyms, input])
+        #expect(run.status == 0, "\(run.stderr)")
+        let original = try String(contentsOfFile: input, encoding: .utf8)
+        let added: Set<String> = ["symbol", "symbolLocation", "sourceFile", "sourceLine"]
+        /// The input's values, with the keys `symbolicate` adds taken out of what it wrote.
+        func stripped(_ value: Any, like original: Any) -> Any {
+            if let object = value as? [String: Any], let originalObject = original as? [String: Any] {
+                var kept: [String: Any] = [:]
+                for (key, inner) in object where originalObject[key] != nil || !added.contains(key) {
+                    kept[key] = originalObject[key].map { stripped(inner, like: $0) } ?? inner
+                }
+                return kept
+            }
+            if let array = value as? [Any], let originalArray = original as? [Any], array.count == originalArray.count {
+                return zip(array, originalArray).map { stripped($0, like: $1) }
+            }
+            return value
+        }
+        let inputDocuments = try Self.documents(original)
+        let outputDocuments = try Self.documents(run.stdout)
+        #expect(inputDocuments.count == outputDocuments.count && inputDocuments.count >= 2)
+        for (before, after) in zip(inputDocuments, outputDocuments) {
+            // Compared as JSON written with sorted keys: the same keys and values, whatever the order.
+            let written = try JSONSerialization.data(withJSONObject: stripped(after, like: before), options: [.sortedKeys])
+            let expected = try JSONSerialization.data(withJSONObject: before, options: [.sortedKeys])
+            #expect(written == expected, "\(file): a key or value of the input changed")
+        }
+        if file == "yuiapp-131-sigsegv.ips" {
+            #expect(run.stdout.contains(#""symbol":"crash","symbolLocation":4,"sourceFile":"Builtins.swift","sourceLine":42"#))
+        }
+    }
+
+    /// The header and body documents of an .ips text, in order: a header is one line, a body
+    /// ends where its brackets close (strings skipped).
+    static func documents(_ text: String) throws -> [Any] {
+        let bytes = Array(text.utf8)
+        var documents: [Any] = []
+        var position = 0
+        func skipBlank() { while position < bytes.count, [0x20, 0x0a, 0x0d, 0x09].contains(bytes[position]) { position += 1 } }
+        while true {
+            skipBlank()
+            guard position < bytes.count else { break }
+            let headerEnd = bytes[position...].firstIndex(of: 0x0a) ?? bytes.count
+            documents.append(try JSONSerialization.jsonObject(with: Data(bytes[position..<headerEnd])))
+            position = headerEnd
+            skipBlank()
+            var depth = 0
+            var inString = false
+            var escaped = false
+            let bodyStart = position
+            while position < bytes.count {
+                let c = bytes[position]
+                position += 1
+                if inString {
+                    if escaped { escaped = false } else if c == 0x5c { escaped = true } else if c == 0x22 { inString = false }
+                } else if c == 0x22 {
+                    inString = true
+                } else if c == 0x7b || c == 0x5b {
+                    depth += 1
+                } else if c == 0x7d || c == 0x5d {
+                    depth -= 1
+                    if depth == 0 { break }
+                }
+            }
+            documents.append(try JSONSerialization.jsonObject(with: Data(bytes[bodyStart..<position])))
+        }
+        return documents
+    }
+
+    @Test func formatIsForCrashReportsOnly() throws {
+        let payload = ToolRun.run(["symbolicate", "--format", "text", Repository.samples.appendingPathComponent("metrics-ios16.json").path])
+        #expect(payload.status == 1)
+        #expect(payload.stderr.contains("not an Apple crash report (.ips or .crash text)"), "\(payload.stderr)")
+        let usage = ToolRun.run(["symbolicate", "--format", "ips", "--json", CrashReportRows.path("yuiapp-131-sigsegv.ips")])
+        #expect(usage.status == 64)
+        let wrong = ToolRun.run(["symbolicate", "--format", "pdf", CrashReportRows.path("yuiapp-131-sigsegv.ips")])
+        #expect(wrong.status == 64 && wrong.stderr.contains("text or ips"), "\(wrong.stderr)")
+    }
+}

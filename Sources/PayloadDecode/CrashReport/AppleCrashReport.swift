@@ -20,6 +20,11 @@ public struct AppleCrashReport: Sendable, Equatable {
         public var imageIndex: Int?
         /// The address minus the image's load address.
         public var imageOffset: UInt64
+        /// `.ips`: where in the file the frame's object closes (its `}`), so `symbolicate --format
+        /// ips` can add Xcode's keys there and leave every other byte as it was.
+        public var objectEnd: Int?
+        /// `.ips`: the frame already has a `symbol` key (Apple symbolicated it).
+        public var hasSymbol = false
     }
 
     public struct Thread: Sendable, Equatable {
@@ -84,5 +89,39 @@ public enum CrashReportForm: Sendable {
             if (0..<needle.count).allSatisfy({ bytes[start + $0] == needle[$0] }) { return true }
         }
         return false
+    }
+}
+
+/// Crash reports read from bytes held in memory: what `symbolicate --format` writes back.
+public enum CrashReports {
+    /// The reports of `bytes` and the problems met, or `nil` when the bytes are not a crash report
+    /// (their first line is neither an `.ips` header nor `Incident Identifier:`).
+    public static func read(
+        _ bytes: UnsafeRawBufferPointer, fileName: String
+    ) -> (
+        form: CrashReportForm, reports: [AppleCrashReport], diagnostics: [InputDiagnostic]
+    )? {
+        var start = 0
+        while start < bytes.count, bytes[start] == 0x20 || bytes[start] == 0x0a || bytes[start] == 0x0d || bytes[start] == 0x09 {
+            start += 1
+        }
+        var end = start
+        while end < bytes.count, bytes[end] != 0x0a { end += 1 }
+        guard let form = CrashReportForm.of(firstLine: UnsafeRawBufferPointer(rebasing: bytes[start..<end])) else { return nil }
+        var diagnostics: [InputDiagnostic] = []
+        let problem = { (problem: IPSReader.Problem) in
+            diagnostics.append(InputDiagnostic(severity: problem.severity, file: fileName, place: problem.place, message: problem.message))
+        }
+        let reports =
+            switch form {
+            case .ips: IPSReader.read(bytes, parser: JSONParser(maxDepth: ConversionOptions().maxJSONDepth), problem: problem)
+            case .text: CrashTextReader.read(bytes, problem: problem)
+            }
+        return (form, reports, diagnostics)
+    }
+
+    /// `app_build` of a report, as its row has it (`nil` when it has no build number).
+    public static func appBuild(_ report: AppleCrashReport) -> Int? {
+        report.buildVersion.flatMap { try? ColumnPatterns.appBuild($0).get() }
     }
 }

@@ -55,6 +55,12 @@ enum IPSReader {
             digest.update(Array(UnsafeRawBufferPointer(rebasing: bytes[headerStart..<bodyEnd])))
             if var report = convert(header: fields, body: body, bugType: bugType, digest: digest.finish(), place: place, problem: problem) {
                 report.position = number
+                // Frame ends are found in the body's bytes; the file's offsets are the body's plus its start.
+                for thread in report.threads.indices {
+                    for frame in report.threads[thread].frames.indices {
+                        report.threads[thread].frames[frame].objectEnd = report.threads[thread].frames[frame].objectEnd.map { $0 + bodyStart }
+                    }
+                }
                 reports.append(report)
             }
         }
@@ -130,7 +136,12 @@ enum IPSReader {
                             (.warning, "\(framePlace).imageIndex", "\(index) points past usedImages (\(images.count) images); frame has no image"))
                         imageIndex = nil
                     }
-                    frames.append(AppleCrashReport.Frame(imageIndex: imageIndex, imageOffset: offset))
+                    // The object's `}`: from its `{` (a container node's start), counting brackets.
+                    let bodyBytes = UnsafeRawBufferPointer(start: body.base, count: body.count)
+                    let objectEnd = endOfObject(bodyBytes, from: Int(body.nodes[frameNode].start)).map { $0 - 1 }
+                    frames.append(
+                        AppleCrashReport.Frame(
+                            imageIndex: imageIndex, imageOffset: offset, objectEnd: objectEnd, hasSymbol: body.hasMember(frameNode, "symbol")))
                 }
             }
             threads.append(AppleCrashReport.Thread(frames: frames, crashed: triggered || faulting == UInt64(threadIndex)))

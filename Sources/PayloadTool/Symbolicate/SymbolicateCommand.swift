@@ -82,6 +82,14 @@ struct SymbolicateOptions: CommandOptions {
         help: ["llvm-symbolizer's spelling of --json (its other styles are not written)."])
     static let index = DebugFileArguments.index
     static let indexFolder = DebugFileArguments.indexFolder
+    static let reportFormat = CommandOption(
+        "--format", "FORM",
+        parser: .choice(
+            ["text": SymbolicateCrashReports.Format.text, "ips": .ips], .invalidValue(detail: " (text or ips, for crash reports).")),
+        help: [
+            "Apple crash reports (.ips, .crash) written back symbolicated: text, Apple's",
+            "readable layout with every thread; ips, the report with Xcode's symbol keys.",
+        ])
     static let json = CommandFlag("--json", help: ["Machine output (stable, sorted keys, snake_case)."])
     static let folded = CommandFlag("--folded", help: ["Folded stacks for flame-graph tools ('outer;inner count')."])
     static let verbose = CommandFlag(
@@ -90,7 +98,8 @@ struct SymbolicateOptions: CommandOptions {
             "Say on standard error how each debug file was read: from its symbol index, or over",
             "its section bytes, with what libdw read instead and why.",
         ])
-    static let file = PositionalArgument(placeholder: "FILE", help: ["Payload dumps or row files; '-' reads standard input."])
+    static let file = PositionalArgument(
+        placeholder: "FILE", help: ["Payload dumps, row files or Apple crash reports (.ips, .crash); '-' reads standard input."])
     static let address = PositionalArgument(
         placeholder: "ADDRESS", help: ["With --object: 0x-prefixed hex or decimal addresses."])
 
@@ -110,7 +119,8 @@ struct SymbolicateOptions: CommandOptions {
             [
                 .optional(DebugFileArguments.dsyms.declaration), .optional(build.declaration),
                 .optional(DebugFileArguments.symbols.declaration), .optional(index.declaration),
-                .optional(indexFolder.declaration), .oneOf([json.declaration, outputStyle.declaration, folded.declaration]),
+                .optional(indexFolder.declaration),
+                .oneOf([json.declaration, outputStyle.declaration, folded.declaration, reportFormat.declaration]),
                 .optional(verbose.declaration), .positional(file, optional: true, repeating: true),
             ],
             [
@@ -128,7 +138,7 @@ struct SymbolicateOptions: CommandOptions {
             object.declaration, uuid.declaration, arch.declaration, offsets.declaration, loadAddress.declaration,
             slide.declaration, atosStyle.declaration, noDemangle.declaration, inlines.declaration, functions.declaration,
             outputStyle.declaration, index.declaration, indexFolder.declaration, json.declaration, folded.declaration,
-            verbose.declaration,
+            reportFormat.declaration, verbose.declaration,
         ],
         epilogue: """
             Text output is the layout of Apple's crash reports: index, image, address, then the function
@@ -144,6 +154,8 @@ struct SymbolicateOptions: CommandOptions {
         ])
 
     var format = SymbolicateCommand.Format.text
+    /// `--format text|ips`: crash reports written back.
+    var reportFormat: SymbolicateCrashReports.Format?
     var indexFolder: String?
     /// Payload dumps and row files, or with `--object` the addresses.
     var inputs: [String]
@@ -164,6 +176,12 @@ struct SymbolicateOptions: CommandOptions {
                 verbose: verbose)
             return SymbolicateObject.run(request, addressArguments: inputs, stdin: stdin, stdout: &stdout, stderr: &stderr)
         }
+        if let reportFormat {
+            return SymbolicateCrashReports.run(
+                inputs: inputs, root: dsymsRoot, build: build, indexFolder: indexFolder,
+                systemSymbols: BuildSymbolizer.systemSymbolFolders(given: symbols, root: dsymsRoot), format: reportFormat, stdin: stdin,
+                stdout: &stdout, stderr: &stderr)
+        }
         return SymbolicateStacks.run(
             inputs: inputs, root: dsymsRoot, build: build, indexFolder: indexFolder,
             systemSymbols: BuildSymbolizer.systemSymbolFolders(given: symbols, root: dsymsRoot),
@@ -174,12 +192,13 @@ struct SymbolicateOptions: CommandOptions {
         let formats: [(String, SymbolicateCommand.Format)] = [
             (parsed.given(Self.json), Self.json.name, SymbolicateCommand.Format.json),
             (parsed.given(Self.outputStyle), Self.outputStyle.name, .json), (parsed.given(Self.folded), Self.folded.name, .folded),
-            (parsed.given(Self.atosStyle), Self.atosStyle.name, .atos),
+            (parsed.given(Self.atosStyle), Self.atosStyle.name, .atos), (parsed.given(Self.reportFormat), Self.reportFormat.name, .text),
         ].filter(\.0).map { ($0.1, $0.2) }
         if formats.count > 1 {
             throw UsageError(message: "Options \(formats.map { "'\($0.0)'" }.joined(separator: " and ")) cannot be combined.")
         }
         format = try parsed.value(Self.outputStyle) ?? formats.first?.1 ?? .text
+        reportFormat = try parsed.value(Self.reportFormat)
         object = try parsed.value(Self.object)
         let forms = [
             (parsed.given(Self.offsets), Self.offsets.name), (parsed.given(Self.loadAddress), Self.loadAddress.name),
@@ -198,6 +217,9 @@ struct SymbolicateOptions: CommandOptions {
         } else {
             for option in [DebugFileArguments.dsyms, Self.build, DebugFileArguments.symbols] where parsed.given(option) {
                 throw UsageError(message: "Option '\(option.name)' cannot be combined with '\(Self.object.name)'.")
+            }
+            if parsed.given(Self.reportFormat) {
+                throw UsageError(message: "Option '\(Self.reportFormat.name)' cannot be combined with '\(Self.object.name)'.")
             }
             if forms.count > 1 {
                 throw UsageError(message: "Options \(forms.map { "'\($0)'" }.joined(separator: " and ")) cannot be combined.")
