@@ -71,6 +71,17 @@ import Testing
             ["top", "--dsyms", Repository.root.appendingPathComponent("dsyms-fixtures/builds").path]
                 + ["two-reports.ips", "yuiapp-131-sigsegv.ips"].map(Self.path))
         #expect(top.stderr.contains("note: 1 hang or crash row read more than once"), "\(top.stderr)")
+        // Two copies of a .crash in one file (on standard input): one key, the file's own.
+        let text = try String(contentsOfFile: Self.path("yuiapp-131-abort.crash"), encoding: .utf8)
+        let pipe = Pipe()
+        pipe.fileHandleForWriting.write(Data((text + text).utf8))
+        try pipe.fileHandleForWriting.close()
+        let copies = ToolRun.run(["rows", "--format", "jsonl", "-"], stdin: pipe.fileHandleForReading)
+        let alone = try Self.rows([Self.path("yuiapp-131-abort.crash")]).rows.first?["row_key"] as? String
+        let copyKeys = try copies.stdout.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])["row_key"] as? String
+        }
+        #expect(copyKeys.count == 2 && Set(copyKeys) == [alone], "\(copyKeys) against \(alone ?? "")")
     }
 
     /// `top` ranks MetricKit's crashes and hangs and the crash reports' crashes as one set.

@@ -138,8 +138,12 @@ enum CrashTextReader {
             threads[frame.thread, default: []].append(AppleCrashReport.Frame(imageIndex: imageIndex, imageOffset: offset))
         }
         report.threads = order.map { AppleCrashReport.Thread(frames: threads[$0] ?? [], crashed: $0 == crashedThread) }
+        // Blank lines at the end are not the report's: the same report last in a file or followed
+        // by another has the same key.
+        var kept = lines[...]
+        while let last = kept.last, last.allSatisfy({ $0 == " " || $0 == "\t" }) { kept = kept.dropLast() }
         var digest = SHA1()
-        digest.update(Array(lines.joined(separator: "\n").utf8))
+        digest.update(Array(kept.joined(separator: "\n").utf8))
         report.digest = digest.finish()
         return report
     }
