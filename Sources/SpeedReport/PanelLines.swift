@@ -38,18 +38,46 @@ public enum PanelLines {
         public var isWorse: Bool { delta.flatMap(Double.init).map { $0 > 0 } ?? false }
     }
 
+    /// Whether the app sends the phone's signpost intervals (the seed's typing, send, messages
+    /// landing, ...): rows of intervals other than MetricKit's `launch_mk` and `resume_mk` in the
+    /// reported build or the ones drawn with it. A MetricKit-only app has none, and its tiles and
+    /// chart are MetricKit's own figures instead (docs/report.md, "Tiles").
+    public static func hasSignposts(_ report: SpeedReport) -> Bool {
+        ([report.current] + report.history).contains { figures in
+            figures.intervals.contains { !$0.key.hasSuffix("_mk") && $0.value.n > 0 }
+        }
+    }
+
     public static func tiles(_ report: SpeedReport) -> [Tile] {
         let build = report.build
         let history = report.history
         var tiles: [Tile] = []
-        for (id, name, title) in [("speed-keys", "keystroke_render", "Typing, p95"), ("speed-arrive", "arrive_drawn", "Messages land, p95")] {
-            let line = report.intervalLines.first { $0.name == name }
-            var sub = "build \(build)"
-            if let budget = report.budgets.budget(interval: name) { sub += " · budget \(Format.number(budget))" }
-            tiles.append(
-                Tile(
-                    id: id, title: title, value: line?.p95, unit: "ms", delta: line?.deltaP95.map(String.init),
-                    spark: history.map { intervalP95($0, name) }, sub: sub, format: Format.whole))
+        if hasSignposts(report) {
+            for (id, name, title) in [("speed-keys", "keystroke_render", "Typing, p95"), ("speed-arrive", "arrive_drawn", "Messages land, p95")] {
+                let line = report.intervalLines.first { $0.name == name }
+                var sub = "build \(build)"
+                if let budget = report.budgets.budget(interval: name) { sub += " · budget \(Format.number(budget))" }
+                tiles.append(
+                    Tile(
+                        id: id, title: title, value: line?.p95, unit: "ms", delta: line?.deltaP95.map(String.init),
+                        spark: history.map { intervalP95($0, name) }, sub: sub, format: Format.whole))
+            }
+        } else {
+            // MetricKit's launch and resume histograms. A day of one app's launches is often under
+            // the table's 20 samples, so the tile shows the p95 of what there is, with its count;
+            // the delta, as in the table, only with 20 in both builds.
+            for (id, name, title, what) in [
+                ("speed-launch", "launch_mk", "Launch, p95", "launches"), ("speed-resume", "resume_mk", "Resume, p95", "resumes"),
+            ] {
+                let interval = report.current.intervals[name]
+                var sub = "build \(build) · \(interval?.n ?? 0) \(what)"
+                if let budget = report.budgets.budget(interval: name) { sub += " · budget \(Format.number(budget))" }
+                let delta = report.intervalLines.first { $0.name == name }?.deltaP95.map(String.init)
+                tiles.append(
+                    Tile(
+                        id: id, title: title, value: interval.flatMap { $0.n > 0 ? $0.p95 : nil }, unit: "ms", delta: delta,
+                        spark: history.map { anyP95($0, name) }, sub: sub, format: Format.whole))
+            }
         }
         tiles.append(
             Tile(
@@ -79,11 +107,25 @@ public enum PanelLines {
     }
 
     public static func p95Chart(_ report: SpeedReport) -> Chart {
-        Chart(
+        guard hasSignposts(report) else {
+            // A MetricKit-only app: its launch and resume p95, whatever their sample count, as the tiles.
+            return Chart(
+                builds: report.history.map(\.build),
+                series: [("Launch", "launch_mk"), ("Resume", "resume_mk")].map { title, name in
+                    (title, name, report.history.map { anyP95($0, name) })
+                })
+        }
+        return Chart(
             builds: report.history.map(\.build),
             series: [("Typing", "keystroke_render"), ("Send", "send_bubble"), ("Messages land", "arrive_drawn")].map { title, name in
                 (title, name, report.history.map { intervalP95($0, name) })
             })
+    }
+
+    /// A build's p95 of an interval, as printed (whole ms), when it has any sample.
+    static func anyP95(_ figures: BuildFigures, _ name: String) -> Double? {
+        guard let interval = figures.intervals[name], interval.n > 0, let p95 = interval.p95 else { return nil }
+        return Double(Format.whole(p95))
     }
 
     /// A build's p95 of an interval, as printed (whole ms), when it has 20 samples.

@@ -340,3 +340,34 @@ extension ReportSample {
         try? FileManager.default.createDirectory(at: self.folder, withIntermediateDirectories: true)
     }
 }
+
+/// An app that sends MetricKit's payloads and no signpost intervals (issue 35): its tiles and
+/// chart are MetricKit's own figures, never an empty tile.
+@Suite struct ReportForAMetricKitOnlyApp {
+    static let payloads = ["metrics-ios13.json", "metrics-ios14-zh.json", "metrics-ios16.json"].map {
+        Repository.samples.appendingPathComponent($0).path
+    }
+
+    @Test func itsFiveTilesAllHaveNumbersAndMatchTheGoldenLines() throws {
+        let sample = try ReportSample()
+        defer { sample.remove() }
+        let run = sample.run(["--yl"], inputs: Self.payloads)
+        #expect(run.status == 0, "\(run.stderr)")
+        let tiles = run.stdout.split(separator: "\n").filter { $0.hasPrefix("stat@") }
+        #expect(tiles.count == 5)
+        for tile in tiles {
+            // `stat@ID VALUE "Title" …`: the value is a number with its unit, never `-`.
+            let value = tile.split(separator: " ")[1]
+            #expect(value.first?.isNumber == true, "\(tile)")
+        }
+        #expect(
+            tiles.map { String($0.split(separator: " ")[0]) } == [
+                "stat@speed-launch", "stat@speed-resume", "stat@speed-hitch", "stat@speed-hangs", "stat@speed-mem",
+            ])
+        #expect(run.stdout.contains("names=Launch|Resume"), "\(run.stdout)")
+        #expect(run.stdout == (try ReportSample.expected("metrickit-only.yl")))
+        // The seed's app keeps the seed's tiles.
+        let seed = sample.run(["--yl"])
+        #expect(seed.stdout == (try ReportSample.expected("build-125.yl")))
+    }
+}
