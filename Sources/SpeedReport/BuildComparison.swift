@@ -130,12 +130,15 @@ enum BuildComparison {
     }
 
     /// The worst one or two, in one sentence; `nil` when nothing got worse.
-    static func briefing(build: Int, regressions: [Regression]) -> String? {
+    /// The seed's app says `Speed: build 125 …`, as the design's example; another names itself
+    /// (`Acme speed: build 125 …`), since a briefing may sit beside other apps' in one feed.
+    static func briefing(build: Int, regressions: [Regression], appName: String = SpeedReport.defaultAppName) -> String? {
         guard !regressions.isEmpty else { return nil }
         let worst = regressions.enumerated().sorted { lhs, rhs in
             lhs.element.severity != rhs.element.severity ? lhs.element.severity > rhs.element.severity : lhs.offset < rhs.offset
         }.prefix(2).map(\.element.text)
-        return "Speed: build \(build) \(worst.joined(separator: " and "))."
+        let lead = appName == SpeedReport.defaultAppName ? "Speed" : "\(appName) speed"
+        return "\(lead): build \(build) \(worst.joined(separator: " and "))."
     }
 
     /// Intervals of either build, budgeted ones first in budget order.

@@ -16,7 +16,7 @@ public enum ReportHTML {
 
     public static func render(_ report: SpeedReport) -> String {
         var page = HTMLText()
-        let title = "Yui speed, build \(report.build)" + (report.previous.map { " vs \($0.build)" } ?? "")
+        let title = "\(report.appName) speed, build \(report.build)" + (report.previous.map { " vs \($0.build)" } ?? "")
         page.raw("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
         page.raw("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>")
         page.text(title)

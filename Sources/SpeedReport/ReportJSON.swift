@@ -25,7 +25,7 @@ public enum ReportJSON {
         init(_ report: SpeedReport) { self.report = report }
 
         enum Keys: String, CodingKey {
-            case build, previous, days, window_start, window_end, phones, foreground_hours, enough_data
+            case app, build, previous, days, window_start, window_end, phones, foreground_hours, enough_data
             case intervals, hangs, hitches, memory, cpu, crashes, worst_stacks, worse, briefing, history
         }
 
@@ -33,6 +33,7 @@ public enum ReportJSON {
             var container = encoder.container(keyedBy: Keys.self)
             let current = report.current
             let previous = report.previous
+            try container.encode(report.appName, forKey: .app)
             try container.encode(report.build, forKey: .build)
             try container.encode(previous?.build, forKey: .previous)
             try container.encode(report.days, forKey: .days)

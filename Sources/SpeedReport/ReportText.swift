@@ -30,7 +30,7 @@ public enum ReportText {
         let versus = report.previous.map { " vs \($0.build)" } ?? ""
         let phones = report.current.phones.count == 1 ? "1 phone" : "\(report.current.phones.count) phones"
         return
-            "Yui speed, build \(report.build)\(versus) (\(report.coverage), \(phones), \(Format.tenths(report.current.foregroundHours)) foreground hours)"
+            "\(report.appName) speed, build \(report.build)\(versus) (\(report.coverage), \(phones), \(Format.tenths(report.current.foregroundHours)) foreground hours)"
     }
 
     static func intervalTable(_ lines: [SpeedReport.IntervalLine], previous: Int?) -> String {

@@ -24,11 +24,16 @@ public struct SpeedReport: Sendable {
     public let regressions: [Regression]
     /// The briefing's one line, or `nil` on a good or unchanged day.
     public let briefing: String?
+    /// The app's name in the title (`Yui speed, build 125 vs 124`) and the briefing (`report --app-name`).
+    public let appName: String
+    /// The seed's app: its report reads as the design's example.
+    public static let defaultAppName = "Yui"
 
     public init(
         current: BuildFigures, previous: BuildFigures?, history: [BuildFigures], days: Int, window: ClosedRange<Int64>?,
-        coverage: String, budgets: ReportBudgets, worstStacks: [SignatureGroup]
+        coverage: String, budgets: ReportBudgets, worstStacks: [SignatureGroup], appName: String = SpeedReport.defaultAppName
     ) {
+        self.appName = appName
         self.current = current
         self.previous = previous
         self.history = history
@@ -38,7 +43,7 @@ public struct SpeedReport: Sendable {
         self.budgets = budgets
         self.worstStacks = worstStacks
         regressions = previous.map { BuildComparison.regressions(current: current, previous: $0, budgets: budgets) } ?? []
-        briefing = BuildComparison.briefing(build: current.build, regressions: regressions)
+        briefing = BuildComparison.briefing(build: current.build, regressions: regressions, appName: appName)
     }
 
     public var build: Int { current.build }

@@ -371,3 +371,34 @@ extension ReportSample {
         #expect(seed.stdout == (try ReportSample.expected("build-125.yl")))
     }
 }
+
+/// `report --app-name NAME` (issue 35): the name in the title, the briefing, the JSON and the page;
+/// without it the seed's `Yui` (the golden report still matches).
+@Suite struct ReportAppName {
+    @Test func theNameIsInEveryOutputThatHasATitle() throws {
+        let sample = try ReportSample()
+        defer { sample.remove() }
+        let text = sample.run(["--app-name", "Acme Notes"])
+        #expect(text.stdout.hasPrefix("Acme Notes speed, build 125 vs 124 (last 24 h, 3 phones, 11.2 foreground hours)\n"), "\(text.stdout)")
+        let briefing = sample.run(["--app-name", "Acme Notes", "--briefing"])
+        #expect(briefing.stdout.hasPrefix("Acme Notes speed: build 125 is slower where agent messages land"), "\(briefing.stdout)")
+        let json = sample.run(["--app-name", "Acme Notes", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["app"] as? String == "Acme Notes")
+        let page = sample.folder.appendingPathComponent("page.html").path
+        _ = sample.run(["--app-name", "Acme <Notes>", "--html", page])
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        #expect(html.contains("<title>Acme &lt;Notes&gt; speed, build 125 vs 124</title>"), "\(html.prefix(400))")
+        // Without it: the seed's name and the seed's briefing.
+        #expect(sample.run(["--briefing"]).stdout == (try ReportSample.expected("build-125.briefing")))
+        let plain = try #require(try JSONSerialization.jsonObject(with: Data(sample.run(["--json"]).stdout.utf8)) as? [String: Any])
+        #expect(plain["app"] as? String == "Yui")
+    }
+
+    @Test(arguments: ["", "a\u{1B}[31m", String(repeating: "x", count: 65)])
+    func aNameWithControlsOrTooLongIsAUsageError(name: String) {
+        let run = ToolRun.run(["report", "--app-name", name, ReportSample.rows])
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("'--app-name'"), "\(run.stderr)")
+    }
+}

@@ -19,6 +19,12 @@ struct ReportOptions: CommandOptions {
     static let build = CommandOption(
         "--build", "BUILD", parser: .buildNumber,
         help: ["Report this build (default: the newest build with enough data in", "the window)."])
+    static let appName = CommandOption(
+        "--app-name", "NAME",
+        parser: .accepting(refusal: .invalidValue(detail: ": 1 to 64 characters, none of them a control character.")) { name in
+            name.isEmpty || name.count > 64 || name.unicodeScalars.contains { $0.properties.generalCategory == .control } ? nil : name
+        },
+        help: ["The app's name in the title and the briefing (default: Yui, the seed's)."])
     static let json = CommandFlag("--json", help: ["Write JSON: every figure of the text, 'worse' and 'briefing'."])
     static let briefing = CommandFlag(
         "--briefing", help: ["Write only the briefing's line, and nothing when no figure got", "worse."])
@@ -78,7 +84,7 @@ struct ReportOptions: CommandOptions {
             """,
         usage: [
             [
-                .optional(days.declaration), .optional(build.declaration),
+                .optional(days.declaration), .optional(build.declaration), .optional(appName.declaration),
                 .oneOf([json.declaration, briefing.declaration, panel.declaration]), .optional(html.declaration),
                 .optional(budgets.declaration), .optional(summaries.declaration),
                 .optional(DebugFileArguments.dsyms.declaration), .optional(DebugFileArguments.symbols.declaration),
@@ -92,7 +98,7 @@ struct ReportOptions: CommandOptions {
         ],
         arguments: [file],
         options: [
-            days.declaration, build.declaration, json.declaration, briefing.declaration, panel.declaration,
+            days.declaration, build.declaration, appName.declaration, json.declaration, briefing.declaration, panel.declaration,
             html.declaration, database.declaration, user.declaration, budgets.declaration, summaries.declaration,
             DebugFileArguments.dsyms.declaration, DebugFileArguments.symbols.declaration,
             DebugFileArguments.appImage.declaration, DebugFileArguments.systemImage.declaration,
@@ -107,6 +113,8 @@ struct ReportOptions: CommandOptions {
     var inputs: [String]
     var days = 1
     var build: Int?
+    /// `--app-name`: the title's and the briefing's name.
+    var appName = SpeedReport.defaultAppName
     var output = Output.text
     var databaseURL: String?
     var conversion: ConversionOptions
@@ -131,6 +139,7 @@ struct ReportOptions: CommandOptions {
         if inputs.filter({ $0 == "-" }).count > 1 { throw UsageError(message: "Standard input ('-') can be read only once.") }
         days = try arguments.value(Self.days) ?? days
         build = try arguments.value(Self.build)
+        appName = try arguments.value(Self.appName) ?? appName
         let outputs = [(Self.json, Output.json), (Self.briefing, .briefing), (Self.panel, .panel)].filter { arguments.given($0.0) }
         if outputs.count > 1 {
             throw UsageError(message: "Options \(outputs.map { "'\($0.0.name)'" }.joined(separator: ", ")) cannot be used together.")

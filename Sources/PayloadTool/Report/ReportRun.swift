@@ -224,7 +224,8 @@ struct ReportReading {
         }
         var report = SpeedReport(
             current: current, previous: previous, history: history, days: options.days, window: window,
-            coverage: coverage, budgets: options.budgets, worstStacks: Array(worst.ranked(build: chosen).prefix(3)))
+            coverage: coverage, budgets: options.budgets, worstStacks: Array(worst.ranked(build: chosen).prefix(3)),
+            appName: options.appName)
         if options.htmlPath != nil {
             var all = FlameTree(rootName: "build \(chosen)")
             var bySignature: [String: FlameTree] = [:]
