@@ -48,7 +48,11 @@ extension ReportHTML {
         .flame g.frame:hover rect,.flame g.frame:focus rect{stroke:#1d2125;stroke-width:1.2}
         .flame g.frame text{fill:#1d2125;pointer-events:none}
         .flame button{margin-top:4px}
-        .tooltip{position:fixed;z-index:10;max-width:520px;padding:6px 9px;border-radius:6px;background:#1d2125;color:#fff;font-size:12px;pointer-events:none;white-space:pre-line}
+        .tooltip{position:fixed;z-index:10;max-width:min(520px,92vw);padding:6px 9px;border-radius:6px;background:#1d2125;color:#fff;font-size:12px;pointer-events:none;white-space:pre-line}
+        .scroll{overflow-x:auto}
+        @media (max-width:640px){main{padding:16px 12px 40px}
+        table.intervals,table.chart-data{display:block;overflow-x:auto;max-width:100%}
+        .scroll>.chart{min-width:600px}.flame{overflow-x:auto}.flame svg{min-width:1000px}}
         @media print{main{max-width:none;padding:0}.tooltip,.flame button,.hint{display:none}.tile{break-inside:avoid}details.stack>summary{list-style:none}}
         """
 

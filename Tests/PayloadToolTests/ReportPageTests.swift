@@ -35,14 +35,26 @@ import Testing
         var chart_builds: [Int]
         var worse_rows: [String]
         var zoom: Zoom
+        struct Layout: Decodable {
+            struct Text: Decodable {
+                var size: Double
+                var text: String
+            }
+            var viewport_width: Int
+            var content_width: Int
+            var sideways_scroll: Bool
+            var smallest_text: Double?
+            var under_11px: [Text]
+        }
         var console_errors: [String]
         var graphs_drawn: Int
+        var layout: Layout
     }
 
-    static func check(_ page: String) throws -> PageCheck {
+    static func check(_ page: String, options: [String] = []) throws -> PageCheck {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Repository.root.appendingPathComponent("scripts/browser-check").path, page]
+        process.arguments = ["python3", Repository.root.appendingPathComponent("scripts/browser-check").path, page] + options
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
@@ -133,5 +145,29 @@ import Testing
         #expect(shown.console_errors.isEmpty, "console: \(shown.console_errors)")
         #expect(shown.zoom.name == hostile)
         #expect(shown.zoom.tooltip?.contains("/src/a<b>.cpp:3") == true)
+    }
+}
+
+extension ReportPageInABrowser {
+    /// A phone (390×844 CSS pixels, as Chrome's device emulation draws an iPhone) and a desktop
+    /// window (1280): no sideways scroll, no text under 11 px as rendered, the icicle graph still
+    /// zooms on a tap (issue 35). The screenshots are docs/report-page-phone.png and
+    /// docs/report-page-1280.png (`YUI_RECORD_SNAPSHOTS=1` writes them again).
+    @Test(arguments: [(["--phone"], "report-page-phone.png"), (["--width", "1280"], "report-page-1280.png")])
+    func thePageFitsAPhoneAndADesktopWithReadableText(options: [String], screenshot: String) throws {
+        let sample = try ReportSample()
+        defer { sample.remove() }
+        let page = sample.folder.appendingPathComponent("report.html").path
+        #expect(sample.run(["--html", page]).status == 0)
+        var arguments = options
+        if ProcessInfo.processInfo.environment["YUI_RECORD_SNAPSHOTS"] == "1" {
+            arguments += ["--screenshot", Repository.root.appendingPathComponent("docs/\(screenshot)").path]
+        }
+        let shown = try Self.check(page, options: arguments)
+        #expect(shown.console_errors.isEmpty, "console: \(shown.console_errors)")
+        #expect(shown.layout.viewport_width == (options == ["--phone"] ? 390 : 1280))
+        #expect(!shown.layout.sideways_scroll, "content \(shown.layout.content_width) px in \(shown.layout.viewport_width)")
+        #expect((shown.layout.smallest_text ?? 0) >= 11, "under 11 px: \(shown.layout.under_11px.prefix(5).map { "\($0.text) \($0.size)" })")
+        #expect(shown.zoom.zoomed != nil && shown.zoom.width_after > shown.zoom.width_before, "a tap zooms the graph")
     }
 }
