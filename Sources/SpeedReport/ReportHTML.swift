@@ -1,3 +1,4 @@
+import Foundation
 import PayloadDecode
 import StackSignature
 
@@ -239,7 +240,14 @@ public enum ReportHTML {
             page.text("\(group.kind.rawValue) \(WorstStacksReport.seconds(group.weight)) s ×\(group.count)")
             page.raw("</span> <code>")
             page.text(group.signature.text)
-            page.raw("</code></summary>")
+            page.raw("</code>")
+            // Where the heaviest occurrence was: its innermost app frame with a file (issue 35).
+            if let frame = group.heaviestFrames.first(where: { $0.isApp && $0.file != nil }), let file = frame.file {
+                page.raw(" <span class=\"where\">")
+                page.text("\(frame.name) at \((file as NSString).lastPathComponent)\(frame.line.map { ":\($0)" } ?? "")")
+                page.raw("</span>")
+            }
+            page.raw("</summary>")
             if group.kind == .hang {
                 page.raw("<div class=\"flame\" data-graph=\"\(rank + 1)\"></div>")
             } else {

@@ -159,6 +159,10 @@ extension ReportPageInABrowser {
         defer { sample.remove() }
         let page = sample.folder.appendingPathComponent("report.html").path
         #expect(sample.run(["--html", page]).status == 0)
+        // Each worst stack says where its heaviest occurrence was, file and line.
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        #expect(html.contains("<span class=\"where\">YuiLines.parse at YuiLines.swift:25</span>"))
+        #expect(html.contains("<span class=\"where\">plus at Builtins.swift:23</span>"))
         var arguments = options
         if ProcessInfo.processInfo.environment["YUI_RECORD_SNAPSHOTS"] == "1" {
             arguments += ["--screenshot", Repository.root.appendingPathComponent("docs/\(screenshot)").path]
