@@ -36,6 +36,7 @@ public enum ReportHTML {
         tiles(report, into: &page)
         chart(report, into: &page)
         intervals(report, into: &page)
+        byPhone(report, into: &page)
         rates(report, into: &page)
         worstStacks(report, into: &page)
         page.raw("</main>\n<div class=\"tooltip\" id=\"tooltip\" role=\"tooltip\" hidden></div>\n")
@@ -216,6 +217,44 @@ public enum ReportHTML {
                 page.raw("</li>\n")
             }
             page.raw("</ul>\n")
+        }
+        page.raw("</section>\n")
+    }
+
+    /// The reported build's p95 per device model and per OS, for the intervals the tiles show (the
+    /// seed's, or MetricKit's launch and resume): who sees the slow numbers. A cell under 20 samples
+    /// prints `-`, as the interval table does; its `n` is in the cell's title.
+    static func byPhone(_ report: SpeedReport, into page: inout HTMLText) {
+        guard let breakdown = report.breakdown, !breakdown.intervals.isEmpty else { return }
+        let names =
+            PanelLines.hasSignposts(report)
+            ? ["keystroke_render", "send_bubble", "arrive_drawn", "thread_open", "launch"] : ["launch_mk", "resume_mk"]
+        let shown = names.filter { name in breakdown.intervals.keys.contains { $0.interval == name } }
+        guard !shown.isEmpty else { return }
+        page.raw("<section aria-labelledby=\"phones-title\">\n<h2 id=\"phones-title\">")
+        page.text("p95 by device and OS (build \(report.build))")
+        page.raw("</h2>\n")
+        for by in [ReportBreakdown.By.device, .os] {
+            page.raw("<table class=\"intervals by-\(by.rawValue)\">\n<thead><tr><th scope=\"col\">\(by == .device ? "device" : "OS")</th>")
+            for name in shown {
+                page.raw("<th scope=\"col\">")
+                page.text(name)
+                page.raw("</th>")
+            }
+            page.raw("</tr></thead>\n<tbody>\n")
+            for value in breakdown.values(by: by) {
+                page.raw("<tr><th scope=\"row\">")
+                page.text(by == .os ? "iOS \(value)" : value)
+                page.raw("</th>")
+                for name in shown {
+                    let figures = breakdown.intervals[ReportBreakdown.Key(by: by, value: value, interval: name)]
+                    let n = figures?.n ?? 0
+                    let p95 = n >= ReportRules.enoughSamples ? figures?.p95.map(Format.whole) : nil
+                    page.raw("<td title=\"n \(n)\">\(p95 ?? "-")</td>")
+                }
+                page.raw("</tr>\n")
+            }
+            page.raw("</tbody>\n</table>\n")
         }
         page.raw("</section>\n")
     }

@@ -27,6 +27,9 @@ public struct ReportTally: Sendable {
     }
 
     private(set) var parts: [Part: BuildFigures] = [:]
+    /// Interval histograms per part by device model and by OS (`report --html`'s table of the
+    /// reported build by phone): kept apart from `BuildFigures`, which the summaries file stores.
+    private var breakdowns: [Part: [ReportBreakdown.Key: IntervalFigures]] = [:]
     private var payloads: [String: PayloadRates] = [:]
     /// The newest period end of any row, seconds since 1970.
     public private(set) var newestPeriodEnd: Int64?
@@ -55,7 +58,14 @@ public struct ReportTally: Sendable {
         switch RowTopic(row) {
         case .interval, .metric(.launchTime), .metric(.resumeTime):
             if let buckets = row.buckets {
-                figures.intervals[row.name, default: IntervalFigures()].merge(IntervalFigures(counts: buckets, max: row.max))
+                let interval = IntervalFigures(counts: buckets, max: row.max)
+                figures.intervals[row.name, default: IntervalFigures()].merge(interval)
+                for key in [
+                    ReportBreakdown.Key(by: .device, value: row.device, interval: row.name),
+                    ReportBreakdown.Key(by: .os, value: row.os, interval: row.name),
+                ] {
+                    breakdowns[part, default: [:]][key, default: IntervalFigures()].merge(interval)
+                }
             }
         case .metric(.foregroundTime):
             if let seconds = row.value, seconds > 0 {
@@ -149,6 +159,15 @@ public struct ReportTally: Sendable {
         return merged
     }
 
+    /// A build's interval histograms by device model and by OS over the hours from `firstHour` on.
+    public func breakdown(build: Int, fromHour firstHour: Int64? = nil) -> ReportBreakdown {
+        var merged: [ReportBreakdown.Key: IntervalFigures] = [:]
+        for (part, figures) in breakdowns where part.build == build && part.hour >= (firstHour ?? Int64.min) {
+            for (key, interval) in figures { merged[key, default: IntervalFigures()].merge(interval) }
+        }
+        return ReportBreakdown(intervals: merged)
+    }
+
     private mutating func updatePayload(_ row: Row, _ part: Part, _ change: (inout PayloadRates) -> Void) {
         // The rows of one payload share all of these; two phones' payloads never do (user, device).
         let key = "\(row.user_id ?? "")|\(row.app_build)|\(row.app_version)|\(row.os)|\(row.device)|\(row.period_start)|\(row.period_end)"
@@ -179,5 +198,23 @@ private enum RowTopic {
         } else {
             self = .other
         }
+    }
+}
+
+/// The reported build's intervals by device model and by OS: the page's table of who sees what.
+public struct ReportBreakdown: Sendable {
+    public enum By: String, Sendable, Hashable { case device, os }
+    public struct Key: Sendable, Hashable {
+        public var by: By
+        public var value: String
+        public var interval: String
+    }
+    public var intervals: [Key: IntervalFigures]
+
+    /// The values of one kind (device models, or OS versions), most samples first.
+    public func values(by: By) -> [String] {
+        var samples: [String: Int] = [:]
+        for (key, figures) in intervals where key.by == by { samples[key.value, default: 0] += figures.n }
+        return samples.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map(\.key)
     }
 }

@@ -21,6 +21,8 @@ public struct SpeedReport: Sendable {
     public var worstStacks: [SignatureGroup]
     /// The build's hang stacks as trees for the page's icicle graphs (`report --html` only).
     public var flames: ReportFlames?
+    /// The build's intervals by device model and OS over the same rows (`report --html` only).
+    public var breakdown: ReportBreakdown?
     public let regressions: [Regression]
     /// The briefing's one line, or `nil` on a good or unchanged day.
     public let briefing: String?

@@ -163,6 +163,11 @@ extension ReportPageInABrowser {
         let html = try String(contentsOfFile: page, encoding: .utf8)
         #expect(html.contains("<span class=\"where\">YuiLines.parse at YuiLines.swift:25</span>"))
         #expect(html.contains("<span class=\"where\">plus at Builtins.swift:23</span>"))
+        // The build's p95 by device model and OS: iPhone16,2's messages land at 149 ms, the build's at 172.
+        #expect(html.contains("p95 by device and OS (build 125)"))
+        #expect(html.contains(#"<tr><th scope="row">iPhone16,2</th><td title="n 8412">"#) || html.contains(#"<tr><th scope="row">iPhone16,2</th>"#))
+        #expect(html.contains(#"<td title="n "#) && html.contains(">149</td>"), "the device table")
+        #expect(html.contains(#"<tr><th scope="row">iOS 26.1</th>"#))
         var arguments = options
         if ProcessInfo.processInfo.environment["YUI_RECORD_SNAPSHOTS"] == "1" {
             arguments += ["--screenshot", Repository.root.appendingPathComponent("docs/\(screenshot)").path]

@@ -236,6 +236,7 @@ struct ReportReading {
                 }
             }
             report.flames = ReportFlames(all: all, bySignature: bySignature)
+            report.breakdown = tally.breakdown(build: chosen, fromHour: window == nil ? nil : firstHour)
         }
         return report
     }
