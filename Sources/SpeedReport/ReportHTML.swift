@@ -276,7 +276,8 @@ public enum ReportHTML {
         page.raw("<ol class=\"stacks\">\n")
         for (rank, group) in report.worstStacks.enumerated() {
             page.raw("<li><details class=\"stack\" data-graph=\"\(rank + 1)\"><summary><span class=\"weight\">")
-            page.text("\(group.kind.rawValue) \(WorstStacksReport.seconds(group.weight)) s ×\(group.count)")
+            let phones = group.phones.count == 1 ? "1 phone" : "\(group.phones.count) phones"
+            page.text("\(group.kind.rawValue) \(WorstStacksReport.seconds(group.weight)) s ×\(group.count) on \(phones)")
             page.raw("</span> <code>")
             page.text(group.signature.text)
             page.raw("</code>")

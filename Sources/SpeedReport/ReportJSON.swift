@@ -139,12 +139,13 @@ public enum ReportJSON {
 
     private struct Stack: Encodable {
         let group: SignatureGroup
-        enum Keys: String, CodingKey { case kind, seconds, count, max, signature, system }
+        enum Keys: String, CodingKey { case kind, seconds, count, phones, max, signature, system }
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: Keys.self)
             try container.encode(group.kind.rawValue, forKey: .kind)
             try container.encode(rounded(group.weight), forKey: .seconds)
             try container.encode(group.count, forKey: .count)
+            try container.encode(group.phones.count, forKey: .phones)
             try container.encode(rounded(group.max), forKey: .max)
             try container.encode(group.signature.text, forKey: .signature)
             try container.encode(group.signature.isSystem, forKey: .system)

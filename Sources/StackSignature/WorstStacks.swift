@@ -24,6 +24,10 @@ public struct StackOccurrence: Sendable {
     public var build: Int
     public var kind: WorstStackKind
     public var rowKey: String
+    /// The phone it came from, as `user/device model` (rows carry no phone identifier, so two
+    /// phones of one model under one account count as one, as the report's phones do); `nil`
+    /// when unknown.
+    public var phone: String?
     /// Seconds: the hang's duration, or the crash weight (docs/design.md, "Signatures").
     public var weight: Double
     public var stack: ExpandedStack { tallied.stack }
@@ -35,10 +39,11 @@ public struct StackOccurrence: Sendable {
     }
 
     /// An occurrence of a stack already prepared: rows sharing a stack share its `TalliedStack`.
-    public init(build: Int, kind: WorstStackKind, rowKey: String, weight: Double, tallied: TalliedStack) {
+    public init(build: Int, kind: WorstStackKind, rowKey: String, weight: Double, tallied: TalliedStack, phone: String? = nil) {
         self.build = build
         self.kind = kind
         self.rowKey = rowKey
+        self.phone = phone
         self.weight = weight
         self.tallied = tallied
     }
@@ -78,6 +83,8 @@ public struct SignatureGroup: Sendable {
     public var heaviestRowKey: String
     /// Every occurrence's row key, in input order.
     public var rowKeys: [String]
+    /// The distinct phones it hit (`StackOccurrence.phone`), as Organizer and Sentry count users.
+    public var phones: Set<String> = []
 }
 
 /// Sums occurrences into signature groups per build as rows stream in; holds one group per
@@ -115,6 +122,7 @@ public struct WorstStacksTally: Sendable {
             groups.values[index].weight += occurrence.weight
             groups.values[index].count += 1
             groups.values[index].rowKeys.append(occurrence.rowKey)
+            if let phone = occurrence.phone { groups.values[index].phones.insert(phone) }
             if occurrence.weight > groups.values[index].max {
                 groups.values[index].max = occurrence.weight
                 groups.values[index].heaviestFrames = signature.frames
@@ -124,7 +132,7 @@ public struct WorstStacksTally: Sendable {
             groups[key] = SignatureGroup(
                 build: occurrence.build, kind: occurrence.kind, signature: signature, weight: occurrence.weight,
                 count: 1, max: occurrence.weight, heaviestFrames: signature.frames,
-                heaviestRowKey: occurrence.rowKey, rowKeys: [occurrence.rowKey])
+                heaviestRowKey: occurrence.rowKey, rowKeys: [occurrence.rowKey], phones: occurrence.phone.map { [$0] } ?? [])
         }
         let folded = FoldedKey(
             build: occurrence.build, stack: "build \(occurrence.build);\(occurrence.kind.rawValue);" + occurrence.tallied.foldedFrames)
@@ -191,6 +199,7 @@ extension WorstStacksTally {
             groups.values[index].weight += group.weight
             groups.values[index].count += group.count
             groups.values[index].rowKeys += group.rowKeys
+            groups.values[index].phones.formUnion(group.phones)
             if group.max > groups.values[index].max {
                 groups.values[index].max = group.max
                 groups.values[index].heaviestFrames = group.heaviestFrames

@@ -95,7 +95,7 @@ private struct JSONSignature: Encodable {
     var group: SignatureGroup
 
     enum CodingKeys: String, CodingKey {
-        case rank, build, kind, signature, system, weight, count, max, frames
+        case rank, build, kind, signature, system, weight, count, phones, max, frames
         case heaviestRowKey = "heaviest_row_key"
         case rowKeys = "row_keys"
     }
@@ -109,6 +109,7 @@ private struct JSONSignature: Encodable {
         try container.encode(group.signature.isSystem, forKey: .system)
         try container.encode(WorstStacksReport.jsonSeconds(group.weight), forKey: .weight)
         try container.encode(group.count, forKey: .count)
+        try container.encode(group.phones.count, forKey: .phones)
         try container.encode(WorstStacksReport.jsonSeconds(group.max), forKey: .max)
         try container.encode(group.heaviestFrames.map(JSONFrame.init), forKey: .frames)
         try container.encode(group.heaviestRowKey, forKey: .heaviestRowKey)

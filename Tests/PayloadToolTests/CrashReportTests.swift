@@ -93,6 +93,15 @@ import Testing
         let together = ToolRun.run(["top", "--dsyms", dsyms] + topFixtures + ["yuiapp-131-sigsegv.ips", "yuiapp-131-abort.crash"].map(Self.path))
         #expect(metricKit.stdout.contains("  2. crash 2.0 s x2   crash <- YuiLines.fail <- main"), "\(metricKit.stdout)")
         #expect(together.stdout.contains("  1. crash 4.0 s x4   crash <- YuiLines.fail <- main"), "\(together.stdout)")
+        // How many phones each signature hit (issue 35): the test set's one phone, and the
+        // reports' iPhone15,2 beside it.
+        let json = ToolRun.run(["top", "--json", "--dsyms", dsyms] + topFixtures + ["yuiapp-131-sigsegv.ips"].map(Self.path))
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let builds = try #require(document["builds"] as? [[String: Any]])
+        let signatures = try #require(builds.first { $0["build"] as? Int == 131 }?["signatures"] as? [[String: Any]])
+        let crash = try #require(signatures.first { $0["signature"] as? String == "crash <- YuiLines.fail <- main" })
+        #expect(crash["count"] as? Int == 3 && crash["phones"] as? Int == 2, "\(crash)")
+        #expect(signatures.allSatisfy { ($0["phones"] as? Int ?? 0) >= 1 })
     }
 
     @Test func symbolicateNamesTheAppsFramesWithFileAndLine() throws {

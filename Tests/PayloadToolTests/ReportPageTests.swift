@@ -165,6 +165,8 @@ extension ReportPageInABrowser {
         #expect(html.contains("<span class=\"where\">plus at Builtins.swift:23</span>"))
         // The build's p95 by device model and OS: iPhone16,2's messages land at 149 ms, the build's at 172.
         #expect(html.contains("p95 by device and OS (build 125)"))
+        // Each worst stack says how many phones it hit.
+        #expect(html.contains("hang 1.2 s ×3 on 3 phones") && html.contains("hang 0.4 s ×2 on 2 phones"))
         #expect(html.contains(#"<tr><th scope="row">iPhone16,2</th><td title="n 8412">"#) || html.contains(#"<tr><th scope="row">iPhone16,2</th>"#))
         #expect(html.contains(#"<td title="n "#) && html.contains(">149</td>"), "the device table")
         #expect(html.contains(#"<tr><th scope="row">iOS 26.1</th>"#))

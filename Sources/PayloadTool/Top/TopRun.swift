@@ -174,7 +174,7 @@ struct TopRanking {
                     stderr.write("warning: \(row.source): row \(row.rowKey): hang without a usable duration counts as 0 s\n")
                 }
             }
-            return StackOccurrence(build: row.build, kind: row.kind, rowKey: row.rowKey, weight: weight, tallied: stack)
+            return StackOccurrence(build: row.build, kind: row.kind, rowKey: row.rowKey, weight: weight, tallied: stack, phone: row.phone)
         }
     }
 
@@ -241,6 +241,8 @@ struct RankedRow {
     var value: Double?
     var stack: [StackFrame]
     var source: String
+    /// `user/device model`, as the report counts phones.
+    var phone: String
 
     /// Nil for a row `top` does not rank.
     init?(_ row: Row, source: String, uuids: inout UUIDStrings) {
@@ -251,5 +253,6 @@ struct RankedRow {
         value = row.value
         stack = uuids.sharing(row.stack ?? [])
         self.source = source
+        phone = "\(row.user_id ?? "")/\(row.device)"
     }
 }
