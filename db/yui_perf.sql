@@ -31,6 +31,11 @@ do $$ begin perform pg_advisory_xact_lock(hashtext('public.yui_perf migration'))
 -- (with its indexes, constraints and sequence, so their names are free); its rows are copied into
 -- the partitioned table below and it is dropped.
 alter table if exists public.yui_perf add column if not exists row_key uuid;
+-- A crash's reason as numbers (issue 35): on a partitioned yui_perf from this file before them as on
+-- a plain one (whose rows are copied below by column name), so every table has them.
+alter table if exists public.yui_perf add column if not exists exception_type int;
+alter table if exists public.yui_perf add column if not exists signal int;
+alter table if exists public.yui_perf add column if not exists termination_code bigint;
 do $$
 declare
   column_name text;
@@ -72,6 +77,11 @@ create table if not exists public.yui_perf (
   value        double precision,        -- a single number: memory MB, hang s/h, hitch ms/s
   stack        jsonb,                   -- diagnostics only: frames as {image, uuid, offset}
   created_at   timestamptz not null default now(),
+  -- Crash rows only, null when the crash does not say (docs/crash-reports.md, "Reasons"): numbers,
+  -- never the reason's text, which can hold paths and bundle identifiers.
+  exception_type   int,                 -- Mach exception type: 1 EXC_BAD_ACCESS, 10 EXC_CRASH
+  signal           int,                 -- Darwin's numbering: 6 SIGABRT, 9 SIGKILL, 11 SIGSEGV
+  termination_code bigint,              -- a reason's code other than a signal's: 2343432205 = 0x8BADF00D
   -- A partitioned table's keys hold its partition key; id alone is unique by its sequence.
   constraint yui_perf_pkey primary key (id, period_start)
 ) partition by range (period_start);
@@ -277,7 +287,10 @@ declare
         or jsonb_path_exists(stack,
           'strict $[*] ? (@.type() == "object").keyvalue() ? (@.key != "image" && @.key != "uuid" && @.key != "offset")')
       ))$c$],
-    ['yui_perf_stack_size', 'check (stack is null or octet_length(stack::text) <= 16384)']
+    ['yui_perf_stack_size', 'check (stack is null or octet_length(stack::text) <= 16384)'],
+    ['yui_perf_crash_reason', $c$check (exception_type is null and signal is null and termination_code is null
+        or kind = 'diagnostic' and name = 'crash')$c$],
+    ['yui_perf_crash_reason_range', 'check (exception_type >= 0 and signal >= 0 and termination_code >= 0)']
   ];
   i int;
   existing text;
@@ -326,7 +339,8 @@ alter table public.yui_perf enable row level security;
 
 -- The phone writes its own rows and reads nothing else.
 grant insert (user_id, row_key, kind, name, app_build, app_version, os, device, promotion, low_power,
-              thermal, period_start, period_end, n, buckets, p50, p95, max, value, stack)
+              thermal, period_start, period_end, n, buckets, p50, p95, max, value, stack,
+              exception_type, signal, termination_code)
   on public.yui_perf to yui_user;
 grant select on public.yui_perf to yui_user;
 drop policy if exists yui_perf_owner on public.yui_perf;

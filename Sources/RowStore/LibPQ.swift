@@ -162,7 +162,13 @@ final class PostgresConnection {
         guard PQsendQuery(connection, sql) == 1 else { return try consume(nil) }
         // The first result says the server waits for the data (or why it will not).
         let start = try waitForFirstResult()
-        guard let start, PQresultStatus(start) == PGRES_COPY_IN else { return try consume(start) }
+        guard let start, PQresultStatus(start) == PGRES_COPY_IN else {
+            // Refused before any data (a column the table lacks, no right to COPY): the rest of the
+            // statement's results must be read too, or the next statement finds the connection
+            // busy ("another command is already in progress") and fails in its place.
+            while let rest = PQgetResult(connection) { PQclear(rest) }
+            return try consume(start)
+        }
         PQclear(start)
         var sent = 0
         var failure: String?

@@ -12,7 +12,7 @@ enum RowColumns {
     static let casts = [
         "uuid", "uuid", "text", "text", "int", "text", "text", "text", "boolean",
         "boolean", "smallint", "timestamptz", "timestamptz", "int", "int[]", "float8", "float8", "float8", "float8",
-        "jsonb",
+        "jsonb", "int", "int", "bigint",
     ]
 
     /// The select list that reads rows back in the same order: timestamps as UTC wall-clock text with
@@ -52,7 +52,7 @@ enum RowColumns {
             row.period_start, row.period_end, String(row.n),
             row.buckets.map { "{" + $0.map(String.init).joined(separator: ",") + "}" },
             row.p50.map(text(of:)), row.p95.map(text(of:)), row.max.map(text(of:)), row.value.map(text(of:)),
-            stackText,
+            stackText, row.exception_type.map(String.init), row.signal.map(String.init), row.termination_code.map(String.init),
         ]
         // libpq takes C strings: a NUL would silently cut the value short.
         for (name, value) in zip(names, values) where value?.utf8.contains(0) == true {
@@ -85,6 +85,10 @@ enum RowColumns {
             if let value { out.append(contentsOf: Self.text(of: value).utf8) } else { null() }
         }
         func integer(_ value: Int) { out.append(contentsOf: String(value).utf8) }
+        func optionalInteger(_ value: Int?) {
+            tab()
+            if let value { integer(value) } else { null() }
+        }
         func flag(_ value: Bool) {
             tab()
             out.append(contentsOf: value ? "true".utf8 : "false".utf8)
@@ -140,6 +144,9 @@ enum RowColumns {
         } else {
             null()
         }
+        optionalInteger(row.exception_type)
+        optionalInteger(row.signal)
+        optionalInteger(row.termination_code)
         out.append(UInt8(ascii: "\n"))
         return clean
     }
@@ -216,7 +223,10 @@ enum RowColumns {
             p95: try reader.double(),
             max: try reader.double(),
             value: try reader.double(),
-            stack: try reader.stack()
+            stack: try reader.stack(),
+            exception_type: try reader.optionalInteger(),
+            signal: try reader.optionalInteger(),
+            termination_code: try reader.optionalInteger()
         )
     }
 
@@ -277,6 +287,12 @@ enum RowColumns {
         mutating func integer() throws(RowStoreError) -> Int {
             let value = next()
             guard let value, let number = Int(value) else { throw unreadable(value, "an integer") }
+            return number
+        }
+
+        mutating func optionalInteger() throws(RowStoreError) -> Int? {
+            guard let value = next() else { return nil }
+            guard let number = Int(value) else { throw unreadable(value, "an integer") }
             return number
         }
 

@@ -380,6 +380,8 @@ public final class RowDatabase {
     func failure(_ what: String, _ error: ServerError) -> RowStoreError {
         var message = "\(what) in \(url.redacted): \(url.scrub(error.message))"
         if let hint = error.hint { message += " (\(url.scrub(hint)))" }
+        // 42703: a column this version reads or writes is missing, so the table is older than it.
+        if error.sqlState == "42703" { message += " (the table predates this payload-tool: run db/yui_perf.sql on it again, docs/postgres.md)" }
         if !connection.isOpen { message += " (the connection was lost)" }
         return RowStoreError(message: message, sqlState: error.sqlState.isEmpty ? nil : error.sqlState)
     }

@@ -161,7 +161,7 @@ public enum PanelLines {
         let title =
             worst.kind == .hang
             ? "Worst hang: \(WorstStacksReport.seconds(worst.weight)) s, \(times)" : "Worst crash: \(times)"
-        let thread = worst.kind == .hang ? "main thread" : "crashed thread"
+        let thread = worst.kind == .hang ? "main thread" : worst.causeSummary ?? "crashed thread"
         return "card@speed-worst \(quoted(title)) \(quoted(worst.signature.text)) sub=\(quoted("build \(report.build) · \(thread)"))"
     }
 

@@ -278,7 +278,13 @@ public enum ReportHTML {
             page.raw("<li><details class=\"stack\" data-graph=\"\(rank + 1)\"><summary><span class=\"weight\">")
             let phones = group.phones.count == 1 ? "1 phone" : "\(group.phones.count) phones"
             page.text("\(group.kind.rawValue) \(WorstStacksReport.seconds(group.weight)) s ×\(group.count) on \(phones)")
-            page.raw("</span> <code>")
+            page.raw("</span> ")
+            if let cause = group.causeSummary {
+                page.raw("<span class=\"cause\">")
+                page.text(cause)
+                page.raw("</span> ")
+            }
+            page.raw("<code>")
             page.text(group.signature.text)
             page.raw("</code>")
             // Where the heaviest occurrence was: its innermost app frame with a file (issue 35).

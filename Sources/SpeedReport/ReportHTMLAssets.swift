@@ -41,6 +41,7 @@ extension ReportHTML {
         details.stack summary{cursor:pointer}
         details.stack code{font-size:13px}
         .weight{font-weight:600}
+        .cause{font-weight:600;color:var(--bad)}
         .where{display:block;color:var(--muted);font-size:13px;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
         .flame{margin:8px 0 4px}
         .flame svg{width:100%;display:block;font:11px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}

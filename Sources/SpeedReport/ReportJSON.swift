@@ -57,7 +57,9 @@ public enum ReportJSON {
             try container.encode(
                 Figure(value: current.cpuPercent, previous: previous?.cpuPercent, budget: nil, unit: "%", worse: false, long: nil), forKey: .cpu)
             try container.encode(
-                Crashes(count: current.crashes, previous: previous?.crashes, new_signatures: report.newCrashSignatures), forKey: .crashes)
+                Crashes(
+                    count: current.crashes, previous: previous?.crashes, new_signatures: report.newCrashSignatures,
+                    causes: report.crashCauses.map { JSONCrashCause($0.cause, count: $0.count) }), forKey: .crashes)
             try container.encode(report.worstStacks.map(Stack.init), forKey: .worst_stacks)
             try container.encode(report.regressions.map { Worse(what: $0.what, text: $0.text) }, forKey: .worse)
             try container.encode(report.briefing, forKey: .briefing)
@@ -128,10 +130,13 @@ public enum ReportJSON {
         let count: Int
         let previous: Int?
         let new_signatures: [String]
-        enum Keys: String, CodingKey { case count, previous, new_signatures }
+        /// By reason, most first; crashes whose rows carry none are not in it.
+        let causes: [JSONCrashCause]
+        enum Keys: String, CodingKey { case count, previous, new_signatures, causes }
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: Keys.self)
             try container.encode(count, forKey: .count)
+            try container.encode(causes, forKey: .causes)
             try container.encode(previous, forKey: .previous)
             try container.encode(new_signatures, forKey: .new_signatures)
         }
@@ -139,13 +144,14 @@ public enum ReportJSON {
 
     private struct Stack: Encodable {
         let group: SignatureGroup
-        enum Keys: String, CodingKey { case kind, seconds, count, phones, max, signature, system }
+        enum Keys: String, CodingKey { case kind, seconds, count, phones, causes, max, signature, system }
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: Keys.self)
             try container.encode(group.kind.rawValue, forKey: .kind)
             try container.encode(rounded(group.weight), forKey: .seconds)
             try container.encode(group.count, forKey: .count)
             try container.encode(group.phones.count, forKey: .phones)
+            try container.encode(group.rankedCauses.map { JSONCrashCause($0.cause, count: $0.count) }, forKey: .causes)
             try container.encode(rounded(group.max), forKey: .max)
             try container.encode(group.signature.text, forKey: .signature)
             try container.encode(group.signature.isSystem, forKey: .system)

@@ -30,6 +30,9 @@ public struct ReportTally: Sendable {
     /// Interval histograms per part by device model and by OS (`report --html`'s table of the
     /// reported build by phone): kept apart from `BuildFigures`, which the summaries file stores.
     private var breakdowns: [Part: [ReportBreakdown.Key: IntervalFigures]] = [:]
+    /// Crashes per part by reason (rows without one are not counted): the reported build's crashes
+    /// line. Kept apart too: a stored summary counts crashes, not their reasons.
+    private var crashCauses: [Part: [CrashCause: Int]] = [:]
     private var payloads: [String: PayloadRates] = [:]
     /// The newest period end of any row, seconds since 1970.
     public private(set) var newestPeriodEnd: Int64?
@@ -108,6 +111,7 @@ public struct ReportTally: Sendable {
             }
         case .diagnostic(.crash):
             figures.crashes += 1
+            if let cause = CrashCause(row: row) { crashCauses[part, default: [:]][cause, default: 0] += 1 }
         case .diagnostic(.hang):
             figures.hangDiagnostics += 1
             if let seconds = row.value, seconds >= ReportRules.longHangSeconds { figures.longHangsDiagnosed += 1 }
@@ -166,6 +170,16 @@ public struct ReportTally: Sendable {
             for (key, interval) in figures { merged[key, default: IntervalFigures()].merge(interval) }
         }
         return ReportBreakdown(intervals: merged)
+    }
+
+    /// A build's crashes by reason over the hours from `firstHour` on, most first (ties by the
+    /// reasons' numbers).
+    public func crashCauses(build: Int, fromHour firstHour: Int64? = nil) -> [(cause: CrashCause, count: Int)] {
+        var merged: [CrashCause: Int] = [:]
+        for (part, causes) in crashCauses where part.build == build && part.hour >= (firstHour ?? Int64.min) {
+            merged.merge(causes, uniquingKeysWith: +)
+        }
+        return merged.map { (cause: $0.key, count: $0.value) }.sorted { $0.count != $1.count ? $0.count > $1.count : $0.cause < $1.cause }
     }
 
     private mutating func updatePayload(_ row: Row, _ part: Part, _ change: (inout PayloadRates) -> Void) {

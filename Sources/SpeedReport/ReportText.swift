@@ -14,7 +14,7 @@ public enum ReportText {
         out += "\nworst stacks (build \(report.build))\n"
         if report.worstStacks.isEmpty { out += "  no hangs or crashes\n" }
         for (rank, group) in report.worstStacks.enumerated() {
-            out += "  \(rank + 1). \(group.kind.rawValue) \(WorstStacksReport.seconds(group.weight)) s x\(group.count)   \(group.signature.text)\n"
+            out += "  \(rank + 1). \(stackHead(group))   \(group.signature.text)\n"
         }
         if !report.current.hasEnoughData {
             out +=
@@ -23,6 +23,28 @@ public enum ReportText {
             out += "\nnote: no earlier build with enough data to compare with\n"
         }
         return out
+    }
+
+    /// `hang 1.2 s x3` (the seed's), `hang 1.2 s x5 on 2 phones`, `crash 2.0 s x2, EXC_BAD_ACCESS (SIGSEGV)`:
+    /// the line of a worst stack before its signature, without `top`'s `max`.
+    static func stackHead(_ group: SignatureGroup) -> String {
+        var head = "\(group.kind.rawValue) \(WorstStacksReport.seconds(group.weight)) s \(WorstStacksReport.countText(group))"
+        if let cause = group.causeSummary { head += ", " + cause }
+        return head
+    }
+
+    /// `2   EXC_BAD_ACCESS (SIGSEGV) x1; watchdog 0x8BADF00D, EXC_CRASH (SIGKILL) x1`: the count, then
+    /// the three commonest reasons (and how many more), `unknown reason` for crashes whose rows
+    /// carry none.
+    static func crashCount(_ report: SpeedReport) -> String {
+        var text = "\(report.current.crashes)"
+        guard report.current.crashes > 0, !report.crashCauses.isEmpty else { return text }
+        var parts = report.crashCauses.prefix(3).map { "\($0.cause.description) x\($0.count)" }
+        if report.crashCauses.count > 3 { parts.append("\(report.crashCauses.count - 3) more reasons") }
+        let unknown = report.current.crashes - report.crashCauses.reduce(0) { $0 + $1.count }
+        if unknown > 0 { parts.append("unknown reason x\(unknown)") }
+        text += "   " + parts.joined(separator: "; ")
+        return text
     }
 
     /// `Yui speed, build 125 vs 124 (last 24 h, 3 phones, 11.2 foreground hours)`
@@ -73,7 +95,7 @@ public enum ReportText {
         out += "30-min growth " + (current.growth.map { "\(Format.whole($0)) MB" } ?? "-") + "   "
         out += "warnings \(Format.number(current.memoryWarnings))" + worse("memory_peak", "memory_steady") + "\n"
         out += pad("cpu idle", 15) + (current.cpuPercent.map { "\(Format.tenths($0))%" } ?? "-") + "\n"
-        var crashes = pad("crashes", 15) + "\(current.crashes)"
+        var crashes = pad("crashes", 15) + crashCount(report)
         let new = report.newCrashSignatures
         if !new.isEmpty { crashes += "  WORSE, new: " + new.joined(separator: "; ") }
         out += crashes + "\n"

@@ -1,3 +1,4 @@
+import PayloadDecode
 import StackSignature
 
 /// The daily speed report of one build against the previous build with enough data (docs/report.md): every figure the text, `--json`, `--briefing` and `--yl` outputs show.
@@ -23,6 +24,9 @@ public struct SpeedReport: Sendable {
     public var flames: ReportFlames?
     /// The build's intervals by device model and OS over the same rows (`report --html` only).
     public var breakdown: ReportBreakdown?
+    /// The build's crashes by reason over the same rows, most first; crashes whose rows carry no
+    /// reason are in `current.crashes` only. Empty for a stored summary, which keeps no reasons.
+    public var crashCauses: [(cause: CrashCause, count: Int)] = []
     public let regressions: [Regression]
     /// The briefing's one line, or `nil` on a good or unchanged day.
     public let briefing: String?

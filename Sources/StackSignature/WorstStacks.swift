@@ -28,6 +28,8 @@ public struct StackOccurrence: Sendable {
     /// phones of one model under one account count as one, as the report's phones do); `nil`
     /// when unknown.
     public var phone: String?
+    /// A crash's reason, when its row has one (`CrashCause`).
+    public var cause: CrashCause?
     /// Seconds: the hang's duration, or the crash weight (docs/design.md, "Signatures").
     public var weight: Double
     public var stack: ExpandedStack { tallied.stack }
@@ -39,7 +41,11 @@ public struct StackOccurrence: Sendable {
     }
 
     /// An occurrence of a stack already prepared: rows sharing a stack share its `TalliedStack`.
-    public init(build: Int, kind: WorstStackKind, rowKey: String, weight: Double, tallied: TalliedStack, phone: String? = nil) {
+    public init(
+        build: Int, kind: WorstStackKind, rowKey: String, weight: Double, tallied: TalliedStack, phone: String? = nil,
+        cause: CrashCause? = nil
+    ) {
+        self.cause = cause
         self.build = build
         self.kind = kind
         self.rowKey = rowKey
@@ -85,6 +91,23 @@ public struct SignatureGroup: Sendable {
     public var rowKeys: [String]
     /// The distinct phones it hit (`StackOccurrence.phone`), as Organizer and Sentry count users.
     public var phones: Set<String> = []
+    /// How many of its crashes ended for each reason; crashes without one are not counted.
+    public var causes: [CrashCause: Int] = [:]
+
+    /// Its crashes' reasons, most common first (ties by their numbers, so the order never depends
+    /// on input order).
+    public var rankedCauses: [(cause: CrashCause, count: Int)] {
+        causes.map { (cause: $0.key, count: $0.value) }.sorted { $0.count != $1.count ? $0.count > $1.count : $0.cause < $1.cause }
+    }
+
+    /// `EXC_BAD_ACCESS (SIGSEGV)`, the most common reason, with `+1 other reason` when its crashes
+    /// ended in more than one way; `nil` when none of them said.
+    public var causeSummary: String? {
+        let ranked = rankedCauses
+        guard let first = ranked.first else { return nil }
+        let others = ranked.count - 1
+        return first.cause.description + (others == 0 ? "" : " +\(others) other reason\(others == 1 ? "" : "s")")
+    }
 }
 
 /// Sums occurrences into signature groups per build as rows stream in; holds one group per
@@ -123,6 +146,7 @@ public struct WorstStacksTally: Sendable {
             groups.values[index].count += 1
             groups.values[index].rowKeys.append(occurrence.rowKey)
             if let phone = occurrence.phone { groups.values[index].phones.insert(phone) }
+            if let cause = occurrence.cause { groups.values[index].causes[cause, default: 0] += 1 }
             if occurrence.weight > groups.values[index].max {
                 groups.values[index].max = occurrence.weight
                 groups.values[index].heaviestFrames = signature.frames
@@ -132,7 +156,8 @@ public struct WorstStacksTally: Sendable {
             groups[key] = SignatureGroup(
                 build: occurrence.build, kind: occurrence.kind, signature: signature, weight: occurrence.weight,
                 count: 1, max: occurrence.weight, heaviestFrames: signature.frames,
-                heaviestRowKey: occurrence.rowKey, rowKeys: [occurrence.rowKey], phones: occurrence.phone.map { [$0] } ?? [])
+                heaviestRowKey: occurrence.rowKey, rowKeys: [occurrence.rowKey], phones: occurrence.phone.map { [$0] } ?? [],
+                causes: occurrence.cause.map { [$0: 1] } ?? [:])
         }
         let folded = FoldedKey(
             build: occurrence.build, stack: "build \(occurrence.build);\(occurrence.kind.rawValue);" + occurrence.tallied.foldedFrames)
@@ -200,6 +225,7 @@ extension WorstStacksTally {
             groups.values[index].count += group.count
             groups.values[index].rowKeys += group.rowKeys
             groups.values[index].phones.formUnion(group.phones)
+            groups.values[index].causes.merge(group.causes, uniquingKeysWith: +)
             if group.max > groups.values[index].max {
                 groups.values[index].max = group.max
                 groups.values[index].heaviestFrames = group.heaviestFrames

@@ -1,12 +1,14 @@
 import Foundation
+import PayloadDecode
 
 /// Writes a tally the three ways `payload-tool top` can: text for people, JSON for programs,
 /// folded stacks for flame-graph tools.
 public enum WorstStacksReport {
     /// Per build, newest first: a `build 131` header, then the `count` heaviest signatures as
-    /// `  1. hang 3.6 s x3 (max 1.2 s)   YuiLines.parse <- ChatStore.apply` or
-    /// `  2. crash 2.0 s x2   ChatStore.apply <- ThreadView.body`, a blank line between builds.
-    /// A crash line has no `max`: every crash weighs the same.
+    /// `  1. hang 3.6 s x3 on 2 phones (max 1.2 s)   YuiLines.parse <- ChatStore.apply` or
+    /// `  2. crash 2.0 s x2, EXC_BAD_ACCESS (SIGSEGV)   ChatStore.apply <- ThreadView.body`, a
+    /// blank line between builds. A crash line has no `max` (every crash weighs the same) but its
+    /// reason (`countText`, `SignatureGroup.causeSummary`).
     public static func text(_ tally: WorstStacksTally, builds: [Int], count: Int) -> String {
         var out = ""
         for (index, build) in builds.enumerated() {
@@ -26,9 +28,19 @@ public enum WorstStacksReport {
 
     /// One ranked line without its rank: `hang 3.6 s x3 (max 1.2 s)   A <- B`.
     public static func line(_ group: SignatureGroup) -> String {
-        var head = "\(group.kind.rawValue) \(seconds(group.weight)) s x\(group.count)"
+        var head = "\(group.kind.rawValue) \(seconds(group.weight)) s \(countText(group))"
         if group.kind == .hang { head += " (max \(seconds(group.max)) s)" }
+        if let cause = group.causeSummary { head += ", " + cause }
         return "\(head)   \(group.signature.text)"
+    }
+
+    /// `x3`, or `x3 on 2 phones` when the occurrences came from fewer phones than there are of them:
+    /// a line without a phone count hit as many phones as times, one each (so the seed's
+    /// `x3` lines keep their form; docs/report.md, "Worst stacks").
+    public static func countText(_ group: SignatureGroup) -> String {
+        let phones = group.phones.count
+        guard phones > 0, phones < group.count else { return "x\(group.count)" }
+        return "x\(group.count) on \(phones) phone\(phones == 1 ? "" : "s")"
     }
 
     /// Seconds with one decimal, rounded half away from zero on the value in milliseconds, so
@@ -95,7 +107,7 @@ private struct JSONSignature: Encodable {
     var group: SignatureGroup
 
     enum CodingKeys: String, CodingKey {
-        case rank, build, kind, signature, system, weight, count, phones, max, frames
+        case rank, build, kind, signature, system, weight, count, phones, causes, max, frames
         case heaviestRowKey = "heaviest_row_key"
         case rowKeys = "row_keys"
     }
@@ -110,6 +122,7 @@ private struct JSONSignature: Encodable {
         try container.encode(WorstStacksReport.jsonSeconds(group.weight), forKey: .weight)
         try container.encode(group.count, forKey: .count)
         try container.encode(group.phones.count, forKey: .phones)
+        try container.encode(group.rankedCauses.map { JSONCrashCause($0.cause, count: $0.count) }, forKey: .causes)
         try container.encode(WorstStacksReport.jsonSeconds(group.max), forKey: .max)
         try container.encode(group.heaviestFrames.map(JSONFrame.init), forKey: .frames)
         try container.encode(group.heaviestRowKey, forKey: .heaviestRowKey)
@@ -134,5 +147,32 @@ private struct JSONFrame: Encodable {
         try container.encode(frame.line, forKey: .line)
         try container.encode(frame.isInlined, forKey: .inlined)
         try container.encode(frame.isApp, forKey: .app)
+    }
+}
+
+/// A crash reason in JSON, numbers and name together: `{"count": 2, "exception_type": 1,
+/// "name": "EXC_BAD_ACCESS (SIGSEGV)", "signal": 11, "termination_code": null}`.
+public struct JSONCrashCause: Encodable {
+    var cause: CrashCause
+    var count: Int
+
+    public init(_ cause: CrashCause, count: Int) {
+        self.cause = cause
+        self.count = count
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case count, name, signal
+        case exceptionType = "exception_type"
+        case terminationCode = "termination_code"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(count, forKey: .count)
+        try container.encode(cause.description, forKey: .name)
+        try container.encode(cause.exceptionType, forKey: .exceptionType)
+        try container.encode(cause.signal, forKey: .signal)
+        try container.encode(cause.terminationCode, forKey: .terminationCode)
     }
 }

@@ -91,8 +91,13 @@ import Testing
             .sorted().map { Repository.testFixtures.appendingPathComponent("top/\($0)").path }
         let metricKit = ToolRun.run(["top", "--dsyms", dsyms] + topFixtures)
         let together = ToolRun.run(["top", "--dsyms", dsyms] + topFixtures + ["yuiapp-131-sigsegv.ips", "yuiapp-131-abort.crash"].map(Self.path))
-        #expect(metricKit.stdout.contains("  2. crash 2.0 s x2   crash <- YuiLines.fail <- main"), "\(metricKit.stdout)")
-        #expect(together.stdout.contains("  1. crash 4.0 s x4   crash <- YuiLines.fail <- main"), "\(together.stdout)")
+        #expect(
+            metricKit.stdout.contains("  2. crash 2.0 s x2 on 1 phone, EXC_BREAKPOINT (SIGTRAP)   crash <- YuiLines.fail <- main"),
+            "\(metricKit.stdout)")
+        // Four crashes on two phones: MetricKit's two SIGTRAPs, the reports' SIGSEGV and SIGABRT.
+        #expect(
+            together.stdout.contains("  1. crash 4.0 s x4 on 2 phones, EXC_BREAKPOINT (SIGTRAP) +2 other reasons   crash <- YuiLines.fail <- main"),
+            "\(together.stdout)")
         // How many phones each signature hit (issue 35): the test set's one phone, and the
         // reports' iPhone15,2 beside it.
         let json = ToolRun.run(["top", "--json", "--dsyms", dsyms] + topFixtures + ["yuiapp-131-sigsegv.ips"].map(Self.path))
@@ -181,7 +186,7 @@ import Testing
     static let folder = CrashReportRows.folder.appendingPathComponent("real")
 
     @Test(arguments: [
-        ("watchdog-earshot-ios27.ips", 165, "27.0", "iPhone18,2", "EXC_CRASH (SIGKILL)"),
+        ("watchdog-earshot-ios27.ips", 165, "27.0", "iPhone18,2", "watchdog 0x8BADF00D, EXC_CRASH (SIGKILL)"),
         ("sigsegv-pabofocus-ipados26.ips", 31, "26.2", "iPad13,16", "EXC_BAD_ACCESS (SIGSEGV)"),
         ("sigabrt-driverportal-ios26.ips", 25, "26.3", "iPhone18,4", "EXC_CRASH (SIGABRT)"),
         ("sigabrt-matchtalk-ios26.ips", 30, "26.1", "iPhone14,7", "EXC_CRASH (SIGABRT)"),
@@ -201,6 +206,10 @@ import Testing
         let stack = try #require(row["stack"] as? [[String: Any]])
         #expect(stack.count >= 5 && stack.count <= 32)
         #expect(stack.allSatisfy { ($0["uuid"] as? String).map { ColumnPatterns.canonicalUUID($0) == $0 } ?? true })
+        // The reason is kept as numbers, and the numbers name it.
+        let kept = CrashCause(
+            exceptionType: row["exception_type"] as? Int, signal: row["signal"] as? Int, terminationCode: row["termination_code"] as? Int)
+        #expect(kept.description == cause)
         let symbolicated = ToolRun.run(["symbolicate", path])
         #expect(symbolicated.stdout.hasPrefix("crash ") && symbolicated.stdout.contains("): \(cause)\n"), "\(symbolicated.stdout.prefix(200))")
     }

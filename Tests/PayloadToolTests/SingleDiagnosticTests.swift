@@ -90,9 +90,9 @@ import Testing
         #expect(
             result.stdout == """
                 build 130
-                  1. crash 1.0 s x1   ChatStore.apply <- closure in ThreadView.body <- ThreadView.body
-                  2. crash 1.0 s x1   mix <- YuiLines.scanWord <- YuiLines.wrap <- YuiLines.parse <- ChatStore.apply
-                  3. crash 1.0 s x1   plus <- YuiLines.wrap <- YuiLines.parse <- ChatStore.apply <- closure in ThreadView.body
+                  1. crash 1.0 s x1, EXC_CRASH (SIGABRT)   ChatStore.apply <- closure in ThreadView.body <- ThreadView.body
+                  2. crash 1.0 s x1, watchdog 0x8BADF00D, EXC_CRASH (SIGKILL)   mix <- YuiLines.scanWord <- YuiLines.wrap <- YuiLines.parse <- ChatStore.apply
+                  3. crash 1.0 s x1, EXC_BAD_ACCESS (SIGSEGV)   plus <- YuiLines.wrap <- YuiLines.parse <- ChatStore.apply <- closure in ThreadView.body
 
                 """)
     }

@@ -5,8 +5,8 @@ import Testing
 
 @testable import PayloadTool
 
-/// What `symbolicate FILE...` says about each stack: a crash's header names its exception type
-/// and signal when the payload dump has them (rows have no column for them), and the address
+/// What `symbolicate FILE...` says about each stack: a crash's header names its exception type,
+/// signal and termination code when its row has them (payload dump or row file), and the address
 /// column is the frame's offset as the row carries it on every frame.
 @Suite struct SymbolicateStackHeaders {
     static var sample: String { Repository.samples.appendingPathComponent("diagnostics-ios18-crashes-hang.json").path }
@@ -31,15 +31,29 @@ import Testing
         #expect(stacks.map { $0["signal"] as? String } == ["SIGTRAP", "SIGSEGV", nil])
     }
 
-    /// A row file holds the same crashes without what ended them: the header is the row's.
-    @Test func aRowFileHasNoCauseToName() throws {
+    /// A row file keeps what ended each crash (its three reason columns), so its headers name the
+    /// same causes as the payload dump's, in text and JSON.
+    @Test func aRowFileNamesTheSameCauses() throws {
         let rows = try ToolBinary.run(["rows", "--format", "jsonl", Self.sample])
         let file = try CommandLineOutput.file("rows.jsonl", rows.stdout)
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         let run = try ToolBinary.run(["symbolicate", "--dsyms", Self.dsyms, file.path])
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stdout.contains("crash c5796997-f0bf-5095-88e9-6e6131c9f5f3 build 130 (2024-12-20T09:41:07Z)\n"))
-        #expect(!run.stdout.contains("EXC_"))
+        #expect(run.stdout.contains("crash c5796997-f0bf-5095-88e9-6e6131c9f5f3 build 130 (2024-12-20T09:41:07Z): EXC_BAD_ACCESS (SIGSEGV)\n"))
+        let direct = try ToolBinary.run(["symbolicate", "--dsyms", Self.dsyms, Self.sample])
+        #expect(run.stdout == direct.stdout)
+    }
+
+    /// A watchdog kill leads with its termination code, named, then the exception it came with;
+    /// `--json` gives the name in `termination`.
+    @Test func aWatchdogKillNamesItsTerminationCode() throws {
+        let watchdog = Repository.testFixtures.appendingPathComponent("real-metrickit/embrace-splash-crash_with_term_reason.json").path
+        let run = try ToolBinary.run(["symbolicate", "--dsyms", Self.dsyms, watchdog])
+        #expect(run.stdout.split(separator: "\n").first?.hasSuffix("): watchdog 0x8BADF00D, EXC_CRASH (SIGKILL)") == true, "\(run.stdout)")
+        let json = try ToolBinary.run(["symbolicate", "--json", "--dsyms", Self.dsyms, watchdog])
+        let stacks = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        #expect(stacks.map { $0["termination"] as? String } == ["watchdog 0x8BADF00D"])
+        #expect(stacks.map { $0["signal"] as? String } == ["SIGKILL"])
     }
 
     /// The address column is the offset the row gives (0x4110 is `ChatStore.apply`'s return
@@ -63,5 +77,22 @@ import Testing
         #expect(CrashCause(exceptionType: 99, signal: 40).description == "exception type 99 (signal 40)")
         #expect(CrashCause(exceptionType: nil, signal: 9).description == "SIGKILL")
         #expect(CrashCause(exceptionType: 12, signal: nil).description == "EXC_GUARD")
+        #expect(CrashCause(exceptionType: 10, signal: 9, terminationCode: 0x8BAD_F00D).description == "watchdog 0x8BADF00D, EXC_CRASH (SIGKILL)")
+        #expect(CrashCause(exceptionType: nil, signal: nil, terminationCode: 0xDEAD_10CC).description == "lock held in background 0xDEAD10CC")
+        #expect(CrashCause(exceptionType: nil, signal: nil, terminationCode: 1).description == "termination 0x1")
+    }
+
+    /// The termination code in each form `terminationReason` takes in real payloads and the repo's
+    /// fixtures; a SIGNAL reason's code is its signal again and is not kept.
+    @Test func terminationReasonsGiveTheirCode() {
+        #expect(CrashCause.terminationCode(reason: "Namespace SIGNAL, Code 0xb") == nil)
+        #expect(CrashCause.terminationCode(reason: "Namespace SIGNAL, Code 11 Segmentation fault: 11") == nil)
+        #expect(CrashCause.terminationCode(reason: "Namespace DYLD, Code 1 Library missing") == 1)
+        #expect(CrashCause.terminationCode(reason: "FRONTBOARD 2343432205 \n<RBSTerminateContext| domain:10 code:0x8BADF00D") == 0x8BAD_F00D)
+        #expect(
+            CrashCause.terminationCode(reason: "<RBSTerminateContext| domain:10 code:0x8BADF00D explanation:scene-update watchdog transgression")
+                == 0x8BAD_F00D)
+        #expect(CrashCause.terminationCode(reason: "something else entirely") == nil)
+        #expect(CrashCause.terminationCode(namespace: "FRONTBOARD", code: UInt64.max) == nil)
     }
 }

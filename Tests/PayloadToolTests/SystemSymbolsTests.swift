@@ -51,7 +51,8 @@ import Testing
         let top = ToolRun.run(["top", "--dsyms", TopFixtures.dsyms, "--symbols", try symbolsFolder, path])
         #expect(top.status == 0, "\(top.stderr)")
         #expect(
-            top.stdout.contains("crash 1.0 s x1   (system) CrashGenerationClient.RequestDumpForException <- google_breakpad.ReadTaskMemory"),
+            top.stdout.contains(
+                "crash 1.0 s x1, EXC_CRASH (SIGABRT)   (system) CrashGenerationClient.RequestDumpForException <- google_breakpad.ReadTaskMemory"),
             "\(top.stdout)")
         let dsyms = CommandRun(["dsyms", "--dsyms", TopFixtures.dsyms, "--symbols", try symbolsFolder, "130", path])
         #expect(dsyms.status == 0, "\(dsyms.stderr)")

@@ -10,7 +10,7 @@ import Testing
         let inProcess = ToolRun.run(arguments)
         #expect(binary.status == 0)
         #expect(binary.stdout == inProcess.stdout)
-        #expect(binary.stdout.hasPrefix("build 131\n  1. hang 3.6 s x3 (max 1.5 s)   YuiLines.parse <- ChatStore.apply"))
+        #expect(binary.stdout.hasPrefix("build 131\n  1. hang 3.6 s x3 on 1 phone (max 1.5 s)   YuiLines.parse <- ChatStore.apply"))
         #expect(binary.stderr.contains("note: build 131: no debug file"))
         #expect(!binary.stdout.contains("note:"))
     }

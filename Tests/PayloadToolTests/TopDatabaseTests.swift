@@ -108,7 +108,7 @@ struct TopFromTheDatabase {
             #expect(!run.stdout.unicodeScalars.contains { (0x80...0x9F).contains($0.value) })
             #expect(!run.stdout.contains("999") && !run.stdout.contains("PWNED"), "\(mode): \(run.stdout)")
             // The good row and the one whose UUID only needed its case made canonical.
-            if mode.isEmpty { #expect(run.stdout.hasPrefix("build 130\n  1. hang 3.0 s x2 (max 1.5 s)"), "\(run.stdout)") }
+            if mode.isEmpty { #expect(run.stdout.hasPrefix("build 130\n  1. hang 3.0 s x2 on 1 phone (max 1.5 s)"), "\(run.stdout)") }
             for (key, reason) in [
                 (escape, "image 'YuiApp\\u{1B}]0;PWNED\\u{7}\\u{D}\\u{A}build 999"), (negative, "column stack holds"),
                 (device, "device 'iPhone17,2\\u{1B}[2J'"),

@@ -35,14 +35,14 @@ enum TopFixtures {
         #expect(
             result.stdout == """
                 build 131
-                  1. hang 3.6 s x3 (max 1.5 s)   \(TopFixtures.parseSignature)
-                  2. crash 2.0 s x2   crash <- YuiLines.fail <- main
+                  1. hang 3.6 s x3 on 1 phone (max 1.5 s)   \(TopFixtures.parseSignature)
+                  2. crash 2.0 s x2 on 1 phone, EXC_BREAKPOINT (SIGTRAP)   crash <- YuiLines.fail <- main
                   3. hang 2.0 s x1 (max 2.0 s)   plus <- mix <- YuiLines.scanWord <- YuiLines.parse <- ChatStore.apply
 
                 build 130
                   1. hang 2.5 s x1 (max 2.5 s)   yui.area <- Ledger.reserve <- Ledger.reserveAll <- YuiKitMeasure <- ChatStore.reload
-                  2. hang 1.0 s x2 (max 0.6 s)   \(TopFixtures.parseSignature)
-                  3. crash 1.0 s x1   yui.abortWith <- Ledger.close <- YuiKitMeasure <- ChatStore.reload <- ThreadView.refresh
+                  2. hang 1.0 s x2 on 1 phone (max 0.6 s)   \(TopFixtures.parseSignature)
+                  3. crash 1.0 s x1, EXC_BREAKPOINT (SIGTRAP)   yui.abortWith <- Ledger.close <- YuiKitMeasure <- ChatStore.reload <- ThreadView.refresh
 
                 """)
     }
@@ -55,10 +55,10 @@ enum TopFixtures {
         #expect(
             result.stdout == """
                 build 131
-                  1. hang 3.6 s x3 (max 1.5 s)   \(TopFixtures.parseSignature)
-                  2. crash 2.0 s x2   crash <- YuiLines.fail <- main
+                  1. hang 3.6 s x3 on 1 phone (max 1.5 s)   \(TopFixtures.parseSignature)
+                  2. crash 2.0 s x2 on 1 phone, EXC_BREAKPOINT (SIGTRAP)   crash <- YuiLines.fail <- main
                   3. hang 2.0 s x1 (max 2.0 s)   plus <- mix <- YuiLines.scanWord <- YuiLines.parse <- ChatStore.apply
-                  4. hang 1.5 s x2 (max 0.8 s)   YuiKit+0x4144 <- YuiKit+0x40fc <- YuiKit+0x40ac <- ChatStore.reload <- ThreadView.refresh
+                  4. hang 1.5 s x2 on 1 phone (max 0.8 s)   YuiKit+0x4144 <- YuiKit+0x40fc <- YuiKit+0x40ac <- ChatStore.reload <- ThreadView.refresh
                   5. hang 0.5 s x1 (max 0.5 s)   (system) libsystem_kernel.dylib+0x1a2c <- libsystem_kernel.dylib+0x5e0c <- libdispatch.dylib+0x3a40 <- UIKitCore+0x9f00 <- UIKitCore+0xa1c8
 
                 """)
@@ -73,7 +73,7 @@ enum TopFixtures {
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(
             result.stdout.contains(
-                "  4. hang 1.5 s x2 (max 0.8 s)   YuiKit+0x4144 <- YuiKit+0x40fc <- YuiKit+0x40ac <- ChatStore.reload <- ThreadView.refresh\n"
+                "  4. hang 1.5 s x2 on 1 phone (max 0.8 s)   YuiKit+0x4144 <- YuiKit+0x40fc <- YuiKit+0x40ac <- ChatStore.reload <- ThreadView.refresh\n"
             ))
     }
 
@@ -85,10 +85,10 @@ enum TopFixtures {
         #expect(
             result.stdout == """
                 build 131
-                  1. hang 3.6 s x3 (max 1.5 s)   \(TopFixtures.parseSignature)
+                  1. hang 3.6 s x3 on 1 phone (max 1.5 s)   \(TopFixtures.parseSignature)
                   2. hang 2.0 s x1 (max 2.0 s)   plus <- mix <- YuiLines.scanWord <- YuiLines.parse <- ChatStore.apply
-                  3. hang 1.5 s x2 (max 0.8 s)   YuiKit+0x4144 <- YuiKit+0x40fc <- YuiKit+0x40ac <- ChatStore.reload <- ThreadView.refresh
-                  4. crash 1.0 s x2   crash <- YuiLines.fail <- main
+                  3. hang 1.5 s x2 on 1 phone (max 0.8 s)   YuiKit+0x4144 <- YuiKit+0x40fc <- YuiKit+0x40ac <- ChatStore.reload <- ThreadView.refresh
+                  4. crash 1.0 s x2 on 1 phone, EXC_BREAKPOINT (SIGTRAP)   crash <- YuiLines.fail <- main
 
                 """)
     }
@@ -107,7 +107,7 @@ enum TopFixtures {
         let result = ToolRun.run(["top", "--dsyms", TopFixtures.dsyms, bad.path] + (try TopFixtures.all()))
         #expect(result.status == 1)
         #expect(result.stderr.contains(bad.path))
-        #expect(result.stdout.hasPrefix("build 131\n  1. hang 3.6 s x3 (max 1.5 s)"))
+        #expect(result.stdout.hasPrefix("build 131\n  1. hang 3.6 s x3 on 1 phone (max 1.5 s)"))
     }
 
     @Test func rowFilesRankTheSameAsThePayloads() throws {
@@ -203,7 +203,7 @@ enum TopFixtures {
             result.stdout == """
                 build 104
                   1. hang 20.0 s x1 (max 20.0 s)   YuiApp+0x40b0 <- YuiApp+0x4110 <- YuiApp+0x41d0 <- YuiApp+0x4038
-                  2. crash 1.0 s x1   YuiApp+0x4110 <- YuiApp+0x41d0 <- YuiApp+0x4038
+                  2. crash 1.0 s x1, EXC_CRASH (SIGABRT)   YuiApp+0x4110 <- YuiApp+0x41d0 <- YuiApp+0x4038
 
                 """)
         // The fixture store: build 104 has no folder, but its frames carry the UUID of build 130's

@@ -19,6 +19,19 @@ struct Partitions {
         return row
     }
 
+    /// `rows --format sql` as a payload-tool before the crash-reason columns wrote it (the rows have
+    /// no reason): the statements a table of then takes.
+    static func statementsForTheTableBeforeCrashReasons(_ rows: [Row]) -> String {
+        precondition(rows.allSatisfy { CrashCause(row: $0) == nil })
+        return RowWriter.text(of: rows, format: .sql)
+            .replacingOccurrences(of: ", exception_type, signal, termination_code) VALUES", with: ") VALUES")
+            .replacingOccurrences(of: ", NULL, NULL, NULL) ON CONFLICT", with: ") ON CONFLICT")
+    }
+
+    /// Every column a table before the crash reasons had, as text, in id order.
+    static let columnsBeforeCrashReasons =
+        "select id::text, \(Row.columns.prefix(20).map { "\($0)::text" }.joined(separator: ", ")) from public.yui_perf order by id"
+
     /// Which relation holds each row, by row key.
     static func partitions(_ database: RowDatabase) throws -> [String: String] {
         var holders: [String: String] = [:]
@@ -73,12 +86,13 @@ struct Partitions {
                 contentsOf: Repository.testFixtures.appendingPathComponent("db/yui_perf-before-partitions.sql"), encoding: .utf8))
         try test.database.createUsers([SampleRows.user])
         let rows = [Self.row(daysAgo: 700), Self.row(daysAgo: 30), Self.row(daysAgo: 0), SampleRows.diagnostic("hang")]
-        #expect(try test.database.insert(rows) == .stored(inserted: 4, duplicates: 0))
+        // As psql would load `rows --format sql` then (this payload-tool writes columns that table lacks).
+        try test.database.runScript(Self.statementsForTheTableBeforeCrashReasons(rows))
         // Ids with a gap, as a table that lost rows has.
         try test.database.runScript("delete from public.yui_perf where row_key = '\(rows[1].row_key)'")
-        #expect(try test.database.insert([rows[1]]) == .stored(inserted: 1, duplicates: 0))
+        try test.database.runScript(Self.statementsForTheTableBeforeCrashReasons([rows[1]]))
         let idsBefore = try test.database.textRows("select id::text, row_key::text from public.yui_perf order by id")
-        let rowsBefore = try test.database.rows()
+        let rowsBefore = try test.database.textRows(Self.columnsBeforeCrashReasons)
         #expect(try test.database.textRows("select relkind::text from pg_class where oid = 'public.yui_perf'::regclass") == [["r"]])
 
         try test.database.runScript(try TestServer.migrationSQL("yui_perf.sql"))
@@ -86,7 +100,8 @@ struct Partitions {
 
         #expect(try test.database.textRows("select relkind::text from pg_class where oid = 'public.yui_perf'::regclass") == [["p"]])
         #expect(try test.database.textRows("select id::text, row_key::text from public.yui_perf order by id") == idsBefore)
-        #expect(try test.database.rows() == rowsBefore)
+        #expect(try test.database.textRows(Self.columnsBeforeCrashReasons) == rowsBefore)
+        #expect(Set(try test.database.rows().map(\.row_key)) == Set(rows.map(\.row_key)))
         #expect(try test.database.textRows("select to_regclass('yui_perf_unpartitioned.yui_perf')::text") == [[nil]])
         let holders = try Self.partitions(test.database)
         #expect(holders[rows[0].row_key] == "yui_perf_partitions.yui_perf_default")
@@ -98,6 +113,75 @@ struct Partitions {
         let highest = idsBefore.compactMap { $0[0].flatMap { Int($0) } }.max() ?? 0
         let newID = try test.database.textRows("select id::text from public.yui_perf where row_key = $1::uuid", parameters: [later.row_key])
         #expect(newID.first?.first.flatMap { $0.flatMap { Int($0) } }.map { $0 > highest } == true, "\(newID) after \(highest)")
+    }
+
+    /// The partitioned table as this file made it before the crash-reason columns (issue 35): the
+    /// migration adds them to the table and every partition, keeps every row and id (their reasons
+    /// null), and `load` then stores and reads back a crash's numbers; a reason on a row that is
+    /// not a crash, or a negative one, is refused by the table's checks.
+    @Test func thePartitionedTableBeforeCrashReasonsGainsTheColumns() throws {
+        let test = try TestDatabase(migrated: false)
+        try test.database.runScript(try TestServer.migrationSQL("bare_database.sql"))
+        try test.database.runScript(
+            try String(
+                contentsOf: Repository.testFixtures.appendingPathComponent("db/yui_perf-before-crash-reasons.sql"), encoding: .utf8))
+        try test.database.createUsers([SampleRows.user])
+        let old = [Self.row(daysAgo: 400), Self.row(daysAgo: 3), SampleRows.diagnostic("crash")]
+        try test.database.runScript(Self.statementsForTheTableBeforeCrashReasons(old))
+        let before = try test.database.textRows(Self.columnsBeforeCrashReasons)
+        // A payload-tool of this version on the table before: the error says what to do.
+        var crash = SampleRows.diagnostic("crash")
+        crash.row_key = UUID().uuidString.lowercased()
+        crash.exception_type = 10
+        crash.signal = 9
+        crash.termination_code = 0x8BAD_F00D
+        #expect(throws: RowStoreError.self) { try test.database.rows() }
+        do {
+            _ = try test.database.insert([crash])
+            Issue.record("a table without the columns took a crash's reason")
+        } catch {
+            #expect(error.message.contains("run db/yui_perf.sql on it again"), "\(error.message)")
+        }
+
+        try test.database.runScript(try TestServer.migrationSQL("yui_perf.sql"))
+        try test.database.runScript(try TestServer.migrationSQL("yui_perf.sql"))
+        #expect(try test.database.textRows(Self.columnsBeforeCrashReasons) == before)
+        let columns = try test.database.textRows(
+            """
+            select c.relname::text, count(*)::text from pg_attribute a join pg_class c on c.oid = a.attrelid
+            where a.attname in ('exception_type', 'signal', 'termination_code') and not a.attisdropped
+              and (c.oid = 'public.yui_perf'::regclass or c.oid in (select inhrelid from pg_inherits where inhparent = 'public.yui_perf'::regclass))
+            group by c.relname
+            """)
+        #expect(columns.count == (try test.database.weekPartitions().count) + 2, "the table, the default partition and every week")
+        #expect(columns.allSatisfy { $0[1] == "3" }, "\(columns)")
+        #expect(try test.database.rows().allSatisfy { CrashCause(row: $0) == nil })
+
+        #expect(try test.database.insert([crash]) == .stored(inserted: 1, duplicates: 0))
+        let stored = try #require(try test.database.rows(kind: .diagnostic).first { $0.row_key == crash.row_key })
+        #expect(stored == crash)
+        #expect(CrashCause(row: stored)?.description == "watchdog 0x8BADF00D, EXC_CRASH (SIGKILL)")
+        // The phone may send them too.
+        #expect(
+            try test.database.textRows(
+                "select has_column_privilege('yui_user', 'public.yui_perf', 'termination_code', 'INSERT')::text") == [["true"]])
+
+        // The table's checks, past the loader's (which refuses the same rows before sending).
+        for (name, column, value) in [("hang", "exception_type", 1), ("crash", "signal", -1), ("crash", "termination_code", -5)] {
+            do {
+                try test.database.runScript(
+                    """
+                    insert into public.yui_perf (user_id, row_key, kind, name, app_build, app_version, os, device, period_start, period_end, \(column))
+                    values ('\(SampleRows.user)', gen_random_uuid(), 'diagnostic', '\(name)', 130, '2.1', '18.2', 'iPhone17,2', now(), now(), \(value))
+                    """)
+                Issue.record("the table took \(column) \(value) on a \(name) row")
+            } catch {
+                #expect(error.message.contains("yui_perf_crash_reason"), "\(error.message)")
+            }
+        }
+        var hang = SampleRows.diagnostic("hang")
+        hang.signal = 11
+        #expect(hang.tableViolations().contains { $0.contains("crash rows only") })
     }
 
     /// `payload-tool retention --keep-days 30`: the whole weeks before the kept ones go, with the

@@ -7,7 +7,7 @@ enum CrashReportRow {
     static func row(
         _ report: AppleCrashReport, ordinal: Int, options: ConversionOptions, place: String,
         problem: (IPSReader.Problem) -> Void
-    ) -> (Row, CrashCause)? {
+    ) -> Row? {
         var refused = false
         func refuse(_ key: String, _ message: String) {
             problem((.error, "\(place), \(key)", message))
@@ -66,20 +66,16 @@ enum CrashReportRow {
             kind: .diagnostic, name: DiagnosticName.crash.rawValue, app_build: build, app_version: version, os: os,
             device: device, promotion: options.promotionOverride ?? DeviceModels.hasPromotion(device), low_power: false,
             thermal: 0, period_start: moment, period_end: moment, n: 1, buckets: nil, p50: nil, p95: nil, max: nil, value: nil,
-            stack: stack.isEmpty ? nil : stack)
-        return (row, CrashCause(report: report))
+            stack: stack.isEmpty ? nil : stack, exception_type: number(report.exceptionType, in: CrashCause.exceptionNames),
+            signal: number(report.signal, in: CrashCause.signalNames),
+            termination_code: CrashCause.terminationCode(namespace: report.terminationNamespace, code: report.terminationCode))
+        return row
     }
-}
 
-extension CrashCause {
-    /// The report's exception type and signal, by name (`EXC_BAD_ACCESS`, `SIGSEGV`) as numbers.
-    init(report: AppleCrashReport) {
-        func number(_ name: String?, in table: [UInt64: String]) -> UInt64? {
-            guard let name else { return nil }
-            return table.first { $0.value == name }?.key
-        }
-        self.init(
-            exceptionType: number(report.exceptionType, in: Self.exceptionNames),
-            signal: number(report.signal, in: Self.signalNames))
+    /// The number of a name the report spells (`EXC_BAD_ACCESS`, `SIGSEGV`); `nil` for a name not
+    /// in the table, which a row cannot keep (its columns are numbers).
+    private static func number(_ name: String?, in table: [Int: String]) -> Int? {
+        guard let name else { return nil }
+        return table.first { $0.value == name }?.key
     }
 }

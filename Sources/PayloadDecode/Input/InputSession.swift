@@ -71,23 +71,19 @@ final class InputSession {
     let options: ConversionOptions
     let report: (InputDiagnostic) -> Void
     let emit: (Row) -> Void
-    /// Given a crash row's cause just before the row (`RowSource.readRows`' `crashCause`).
-    let crashCause: ((Row, CrashCause) -> Void)?
     private(set) var failed = false
     private let parser: JSONParser
     private let converter: PayloadConverter
 
     init(
-        file: String, options: ConversionOptions, report: @escaping (InputDiagnostic) -> Void, emit: @escaping (Row) -> Void,
-        crashCause: ((Row, CrashCause) -> Void)? = nil
+        file: String, options: ConversionOptions, report: @escaping (InputDiagnostic) -> Void, emit: @escaping (Row) -> Void
     ) {
         self.file = file
         self.options = options
         self.report = report
         self.emit = emit
-        self.crashCause = crashCause
         parser = JSONParser(maxDepth: options.maxJSONDepth)
-        converter = PayloadConverter(options: options, file: file, readsCrashCauses: crashCause != nil)
+        converter = PayloadConverter(options: options, file: file)
     }
 
     private func fail(_ place: String, _ message: String) {
@@ -283,11 +279,10 @@ final class InputSession {
             }
         for crashReport in reports {
             guard
-                let (row, cause) = CrashReportRow.row(
+                let row = CrashReportRow.row(
                     crashReport, ordinal: crashReport.position - 1, options: options, place: "report \(crashReport.position)",
                     problem: problem)
             else { continue }
-            crashCause?(row, cause)
             emit(row)
         }
     }
@@ -324,9 +319,6 @@ final class InputSession {
             if issue.severity == .error { failed = true }
             report(issue)
         }
-        for (position, row) in result.rows.enumerated() {
-            if let crashCause, let cause = result.crashCauses[position] { crashCause(row, cause) }
-            emit(row)
-        }
+        for row in result.rows { emit(row) }
     }
 }

@@ -68,14 +68,12 @@ public enum RowSource {
     /// - Parameters:
     ///   - path: a file path, or `-` for `standardInput`.
     ///   - report: receives every warning and error, each naming the file and the place.
-    ///   - crashCause: when given, receives the exception type and signal of each crash row
-    ///     converted from a payload dump that has them, just before the row (a row file has none).
     /// - Returns: `false` when the input failed (an error was reported); its good parts may still
     ///   have been emitted, per payload or per line, never a half-converted payload.
     @discardableResult
     public static func readRows(
         path: String, options: ConversionOptions, standardInput: FileHandle? = nil,
-        report: (InputDiagnostic) -> Void, emit: (Row) -> Void, crashCause: ((Row, CrashCause) -> Void)? = nil
+        report: (InputDiagnostic) -> Void, emit: (Row) -> Void
     ) -> Bool {
         let name = path == "-" ? "<stdin>" : path
         let descriptor: Int32
@@ -93,13 +91,9 @@ public enum RowSource {
         // The session keeps the closures only for this call.
         return withoutActuallyEscaping(report) { report in
             withoutActuallyEscaping(emit) { emit in
-                func read(_ crashCause: ((Row, CrashCause) -> Void)?) -> Bool {
-                    let session = InputSession(file: name, options: options, report: report, emit: emit, crashCause: crashCause)
-                    session.read(from: InputReader(descriptor: descriptor))
-                    return !session.failed
-                }
-                guard let crashCause else { return read(nil) }
-                return withoutActuallyEscaping(crashCause) { read($0) }
+                let session = InputSession(file: name, options: options, report: report, emit: emit)
+                session.read(from: InputReader(descriptor: descriptor))
+                return !session.failed
             }
         }
     }

@@ -96,18 +96,30 @@ extension PayloadConverter {
         } else {
             warn(prefix + "callStackTree", "missing; stack left null")
         }
-        rows.append(makeRow(context, kind: .diagnostic, name: kind.name.rawValue, ordinal: ordinal, n: 1, value: value, stack: stack))
-        if readsCrashCauses, kind.name == .crash, let meta, let cause = crashCause(document, meta) { crashCauses[rows.count - 1] = cause }
+        var row = makeRow(context, kind: .diagnostic, name: kind.name.rawValue, ordinal: ordinal, n: 1, value: value, stack: stack)
+        if kind.name == .crash, let meta { readCrashCause(document, meta, keyPath: prefix + "diagnosticMetaData", into: &row) }
+        rows.append(row)
     }
 
-    /// `exceptionType` and `signal` of a crash's metadata, when either is a whole number; anything
-    /// else there is left out (the row does not depend on them, so nothing is reported).
-    private func crashCause(_ document: JSONDocument, _ meta: Int) -> CrashCause? {
-        func number(_ key: StaticString) -> UInt64? {
-            guard let member = document.member(meta, key), case .value(let value) = document.unsignedInteger(member) else { return nil }
+    /// A crash's reason, from its metadata: `exceptionType`, `signal`, and the termination code of
+    /// `terminationReason` (or iOS 26's `terminationNamespace` and `terminationCode`; CrashCause).
+    /// A value that is not a whole number of the column's range is left null, with a warning.
+    private func readCrashCause(_ document: JSONDocument, _ meta: Int, keyPath: String, into row: inout Row) {
+        func number(_ key: StaticString, below limit: UInt64) -> UInt64? {
+            guard let member = document.member(meta, key), document.kind(member) != .null else { return nil }
+            guard case .value(let value) = document.unsignedInteger(member), value < limit else {
+                warn("\(keyPath).\(key)", "not a whole number from 0 to \(limit - 1); left null")
+                return nil
+            }
             return value
         }
-        let cause = CrashCause(exceptionType: number("exceptionType"), signal: number("signal"))
-        return cause.exceptionType == nil && cause.signal == nil ? nil : cause
+        row.exception_type = number("exceptionType", below: 1 << 31).map { Int($0) }
+        row.signal = number("signal", below: 1 << 31).map { Int($0) }
+        if let code = number("terminationCode", below: 1 << 63) {
+            let namespace = document.member(meta, "terminationNamespace").flatMap { document.string($0) }
+            row.termination_code = CrashCause.terminationCode(namespace: namespace, code: code)
+        } else if let reason = document.member(meta, "terminationReason").flatMap({ document.string($0) }) {
+            row.termination_code = CrashCause.terminationCode(reason: reason)
+        }
     }
 }

@@ -28,15 +28,9 @@ final class PayloadConverter {
     var payloadDigest: [UInt8] = []
     var keyName: [UInt8] = []
 
-    /// Whether crash rows' causes are read (`CrashCause`): only `symbolicate` asks.
-    let readsCrashCauses: Bool
-    /// Index in the payload's rows → its crash's cause, for the payload being converted.
-    var crashCauses: [Int: CrashCause] = [:]
-
-    init(options: ConversionOptions, file: String, readsCrashCauses: Bool = false) {
+    init(options: ConversionOptions, file: String) {
         self.options = options
         self.file = file
-        self.readsCrashCauses = readsCrashCauses
     }
 
     /// What one payload gave: its rows (none when it failed) and what to report.
@@ -44,8 +38,6 @@ final class PayloadConverter {
         var rows: [Row]
         var issues: [InputDiagnostic]
         var failed: Bool
-        /// Index in `rows` → the crash's cause, when asked for and the diagnostic has one.
-        var crashCauses: [Int: CrashCause] = [:]
     }
 
     /// Converts the payload at `index` (`place` is e.g. `payload 2` or `line 3`). A payload either
@@ -54,7 +46,6 @@ final class PayloadConverter {
         self.place = place
         issues.removeAll()
         failed = false
-        crashCauses.removeAll()
         payloadDigest = canonical.digest(of: document, at: index)
         var rows: [Row] = []
         switch document.kind(index) {
@@ -73,7 +64,7 @@ final class PayloadConverter {
         default:
             error("", "not a MetricKit payload (a JSON object was expected)")
         }
-        return Result(rows: failed ? [] : rows, issues: issues, failed: failed, crashCauses: failed ? [:] : crashCauses)
+        return Result(rows: failed ? [] : rows, issues: issues, failed: failed)
     }
 
     static let metricCategories: [StaticString] = [

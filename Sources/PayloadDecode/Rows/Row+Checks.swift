@@ -46,6 +46,16 @@ extension Row {
                 }
             }
         }
+        if exception_type != nil || signal != nil || termination_code != nil,
+            !(kindText == RowKind.diagnostic.rawValue && name == DiagnosticName.crash.rawValue)
+        {
+            violations.append(
+                "a crash reason (exception_type, signal, termination_code) on a \(kindText) \(InputText.quoted(name)) row (crash rows only)")
+        }
+        for (column, value) in [("exception_type", exception_type), ("signal", signal)] {
+            if let value, value < 0 || value > Int(Int32.max) { violations.append("\(column) \(value) is outside 0 to 2^31 - 1") }
+        }
+        if let termination_code, termination_code < 0 { violations.append("termination_code \(termination_code) is negative") }
         if let user_id, ColumnPatterns.userUUID(user_id) == nil { violations.append("user_id \(InputText.quoted(user_id)) is not a UUID") }
         if !(rowKeyMayBeMissing && row_key.isEmpty), ColumnPatterns.userUUID(row_key) == nil {
             violations.append("row_key \(InputText.quoted(row_key)) is not a UUID")

@@ -26,19 +26,26 @@ public struct Row: Sendable, Hashable, Codable {
     public var value: Double?
     /// Innermost frame first, 1 to 32 frames, diagnostic rows only.
     public var stack: [StackFrame]?
+    /// What ended a crashed process, as numbers (`CrashCause` names them), crash rows only, each
+    /// `nil` when the crash does not say: the Mach exception type (`1` is `EXC_BAD_ACCESS`),
+    public var exception_type: Int?
+    /// the signal as Darwin numbers it (`11` is `SIGSEGV`),
+    public var signal: Int?
+    /// and the termination code of a reason other than a signal (`0x8BADF00D`, the watchdog's).
+    public var termination_code: Int?
 
     /// The column order used by every output format.
     public static let columns = [
         "user_id", "row_key", "kind", "name", "app_build", "app_version", "os", "device", "promotion",
         "low_power", "thermal", "period_start", "period_end", "n", "buckets", "p50", "p95", "max", "value",
-        "stack",
+        "stack", "exception_type", "signal", "termination_code",
     ]
 
     public init(
         user_id: String?, row_key: String, kind: RowKind, name: String, app_build: Int, app_version: String,
         os: String, device: String, promotion: Bool, low_power: Bool, thermal: Int, period_start: String,
         period_end: String, n: Int, buckets: [Int]?, p50: Double?, p95: Double?, max: Double?, value: Double?,
-        stack: [StackFrame]?
+        stack: [StackFrame]?, exception_type: Int? = nil, signal: Int? = nil, termination_code: Int? = nil
     ) {
         self.user_id = user_id
         self.row_key = row_key
@@ -60,5 +67,8 @@ public struct Row: Sendable, Hashable, Codable {
         self.max = max
         self.value = value
         self.stack = stack
+        self.exception_type = exception_type
+        self.signal = signal
+        self.termination_code = termination_code
     }
 }

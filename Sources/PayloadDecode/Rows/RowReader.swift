@@ -52,6 +52,15 @@ enum RowReader {
             }
             return number
         }
+        /// A crash-reason column: absent in row files written before it, so absent is null.
+        func count(_ key: StaticString, below limit: UInt64) -> Int? {
+            guard let value = document.member(index, key), document.kind(value) != .null else { return nil }
+            guard case .value(let number) = document.unsignedInteger(value), number < limit else {
+                fail(key.description, "not a whole number from 0 to \(limit - 1)")
+                return nil
+            }
+            return Int(number)
+        }
         let buckets = readBuckets(document, index, fail: fail)
         let stack = readStack(document, index, fail: fail)
         // Read in column order: only the first problem is reported. An unknown kind is reported with
@@ -66,7 +75,8 @@ enum RowReader {
             promotion: boolean("promotion"), low_power: boolean("low_power"), thermal: integer("thermal", default: 0) ?? 0,
             period_start: text("period_start") ?? "", period_end: text("period_end") ?? "",
             n: integer("n", default: 0) ?? 0, buckets: buckets, p50: number("p50"), p95: number("p95"), max: number("max"),
-            value: number("value"), stack: stack)
+            value: number("value"), stack: stack, exception_type: count("exception_type", below: 1 << 31),
+            signal: count("signal", below: 1 << 31), termination_code: count("termination_code", below: 1 << 63))
         if let problem {
             return .failure(InputDiagnostic(severity: .error, file: "", place: "", message: "row: \(problem)"))
         }

@@ -6,7 +6,7 @@ public enum RowFormat: String, Sendable, CaseIterable {
     case jsonl
     /// A header line of column names, then one line per row; null is an empty field.
     case csv
-    /// `INSERT … ON CONFLICT (user_id, row_key) DO NOTHING;` per row, for psql.
+    /// `INSERT … ON CONFLICT DO NOTHING;` per row, for psql.
     case sql
 }
 
@@ -96,6 +96,8 @@ public struct RowWriter: Sendable {
             .boolean(row.promotion), .boolean(row.low_power), .integer(row.thermal), .text(row.period_start),
             .text(row.period_end), .integer(row.n), row.buckets.map { .integers($0) } ?? .null, optional(row.p50),
             optional(row.p95), optional(row.max), optional(row.value), row.stack.map { .stack($0) } ?? .null,
+            row.exception_type.map { .integer($0) } ?? .null, row.signal.map { .integer($0) } ?? .null,
+            row.termination_code.map { .integer($0) } ?? .null,
         ]
     }
 
@@ -151,6 +153,9 @@ public struct RowWriter: Sendable {
             if let value { Self.append(NumberText.shortest(value), to: &out) } else { key("null") }
         }
         func flag(_ value: Bool) { key(value ? "true" : "false") }
+        func integer(_ value: Int?) {
+            if let value { Self.appendInteger(value, to: &out) } else { key("null") }
+        }
         key("{\"user_id\":")
         text(row.user_id)
         key(",\"row_key\":")
@@ -200,6 +205,12 @@ public struct RowWriter: Sendable {
         number(row.value)
         key(",\"stack\":")
         if let stack = row.stack { Self.stackJSON(stack, into: &out) } else { key("null") }
+        key(",\"exception_type\":")
+        integer(row.exception_type)
+        key(",\"signal\":")
+        integer(row.signal)
+        key(",\"termination_code\":")
+        integer(row.termination_code)
         out.append(UInt8(ascii: "}"))
     }
 
@@ -277,6 +288,8 @@ public struct RowWriter: Sendable {
                     stackSuffix: "::jsonb")
             }
         }
-        Self.append(") ON CONFLICT (user_id, row_key) DO NOTHING;\n", to: &out)
+        // No conflict target: the table's unique key is (user_id, row_key, period_start) since it is
+        // partitioned, (user_id, row_key) on a table the migration has not reached; both are met.
+        Self.append(") ON CONFLICT DO NOTHING;\n", to: &out)
     }
 }

@@ -6,7 +6,7 @@ import RowStore
 ///
 /// Each input is read through `RowSource`, cut into batches, and each batch is one transaction that
 /// stores only the rows whose (user_id, row_key) the table does not hold (`RowDatabase.insert`: a
-/// straight COPY, or the session table with `ON CONFLICT (user_id, row_key) DO NOTHING`), so loading
+/// straight COPY, or the session table with `ON CONFLICT DO NOTHING`), so loading
 /// the same dump again stores nothing new. A batch the table refuses rolls back alone; the other
 /// batches and inputs still load (exit 1).
 enum LoadCommand {

@@ -226,6 +226,7 @@ struct ReportReading {
             current: current, previous: previous, history: history, days: options.days, window: window,
             coverage: coverage, budgets: options.budgets, worstStacks: Array(worst.ranked(build: chosen).prefix(3)),
             appName: options.appName)
+        if coverage != "stored summary" { report.crashCauses = tally.crashCauses(build: chosen, fromHour: window == nil ? nil : firstHour) }
         if options.htmlPath != nil {
             var all = FlameTree(rootName: "build \(chosen)")
             var bySignature: [String: FlameTree] = [:]

@@ -11,7 +11,7 @@ struct RowsOptions: CommandOptions {
             .invalidValue(detail: " (json, jsonl, csv or sql).")),
         help: [
             "json (default: one JSON array, every column), jsonl, csv or sql",
-            "(INSERT ... ON CONFLICT (user_id, row_key) DO NOTHING).",
+            "(INSERT ... ON CONFLICT DO NOTHING).",
         ])
     static let output = CommandOption(
         "--output", "FILE", parser: .text,

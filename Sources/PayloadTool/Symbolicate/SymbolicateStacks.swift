@@ -19,13 +19,14 @@ enum SymbolicateStacks {
     struct JSONStack: Codable {
         var app_build: Int
         var build_folder: String?
-        /// A crash's Mach exception type and signal, when its payload dump has them (`CrashCause`).
+        /// A crash's Mach exception type, signal and termination by name, when its row has them (`CrashCause`).
         var exception_type: String?
         var frames: [JSONFrame]
         var kind: String
         var name: String
         var row_key: String
         var signal: String?
+        var termination: String?
     }
 
     /// The requests of one row's stack: frame 0 is the interrupted instruction, the rest return addresses.
@@ -46,19 +47,17 @@ enum SymbolicateStacks {
             root: root, build: build, indexFolder: indexFolder, systemSymbols: systemSymbols, format: format, progress: progress)
         var diagnostics: [InputDiagnostic] = []
         for input in inputs {
-            // The cause comes just before its row (`RowSource.readRows`).
-            var cause: (rowKey: String, cause: CrashCause)?
             let ok = RowSource.readRows(
                 path: input, options: ConversionOptions(), standardInput: stdin, report: { diagnostics.append($0) },
                 emit: { row in
                     guard let stack = row.stack, !stack.isEmpty else { return }
-                    run.add(row, stack: stack, cause: cause?.rowKey == row.row_key ? cause?.cause : nil)
+                    run.add(row, stack: stack)
                     if run.isFull {
                         for diagnostic in diagnostics { messages.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") }
                         diagnostics.removeAll()
                         run.flush(stdout: &stdout, stderr: &messages)
                     }
-                }, crashCause: { cause = ($0.row_key, $1) })
+                })
             for diagnostic in diagnostics { messages.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") }
             diagnostics.removeAll()
             if !ok { run.failed = true }
@@ -172,11 +171,11 @@ struct StackRun {
     var isFull: Bool { pending.count >= Self.batchRows || pendingFrames >= Self.batchFrames }
 
     /// Keeps a row for the next batch.
-    mutating func add(_ row: Row, stack: [StackFrame], cause: CrashCause?) {
+    mutating func add(_ row: Row, stack: [StackFrame]) {
         pending.append(
             PendingStack(
                 name: row.name, rowKey: row.row_key, build: row.app_build, periodStart: row.period_start, kind: row.kind.rawValue,
-                stack: uuids.sharing(stack), cause: cause))
+                stack: uuids.sharing(stack), cause: CrashCause(row: row)))
         pendingFrames += stack.count
     }
 
@@ -274,7 +273,8 @@ struct StackRun {
                                 lookup_address: answer.lookupAddress.map(SymbolicateOutput.hex), offset: answer.request.offset,
                                 status: SymbolicateOutput.jsonStatus(answer.status), symbols: answer.frames.map(SymbolicateOutput.JSONSource.init),
                                 uuid: answer.request.uuid)
-                        }, kind: row.kind, name: row.name, row_key: row.rowKey, signal: row.cause?.signalName)))
+                        }, kind: row.kind, name: row.name, row_key: row.rowKey, signal: row.cause?.signalName,
+                        termination: row.cause?.terminationName)))
         case .folded:
             let line = answers.reversed().flatMap { answer in
                 SymbolicateOutput.foldedNames(image: answer.request.image ?? "???", frame: answer)

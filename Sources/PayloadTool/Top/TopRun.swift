@@ -174,7 +174,8 @@ struct TopRanking {
                     stderr.write("warning: \(row.source): row \(row.rowKey): hang without a usable duration counts as 0 s\n")
                 }
             }
-            return StackOccurrence(build: row.build, kind: row.kind, rowKey: row.rowKey, weight: weight, tallied: stack, phone: row.phone)
+            return StackOccurrence(
+                build: row.build, kind: row.kind, rowKey: row.rowKey, weight: weight, tallied: stack, phone: row.phone, cause: row.cause)
         }
     }
 
@@ -243,6 +244,7 @@ struct RankedRow {
     var source: String
     /// `user/device model`, as the report counts phones.
     var phone: String
+    var cause: CrashCause?
 
     /// Nil for a row `top` does not rank.
     init?(_ row: Row, source: String, uuids: inout UUIDStrings) {
@@ -254,5 +256,6 @@ struct RankedRow {
         stack = uuids.sharing(row.stack ?? [])
         self.source = source
         phone = "\(row.user_id ?? "")/\(row.device)"
+        cause = CrashCause(row: row)
     }
 }
