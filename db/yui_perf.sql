@@ -36,6 +36,8 @@ alter table if exists public.yui_perf add column if not exists row_key uuid;
 alter table if exists public.yui_perf add column if not exists exception_type int;
 alter table if exists public.yui_perf add column if not exists signal int;
 alter table if exists public.yui_perf add column if not exists termination_code bigint;
+-- The app's bundle identifier where the input names it (issue 35): two apps' rows are never one app's builds.
+alter table if exists public.yui_perf add column if not exists bundle_id text;
 do $$
 declare
   column_name text;
@@ -82,6 +84,7 @@ create table if not exists public.yui_perf (
   exception_type   int,                 -- Mach exception type: 1 EXC_BAD_ACCESS, 10 EXC_CRASH
   signal           int,                 -- Darwin's numbering: 6 SIGABRT, 9 SIGKILL, 11 SIGSEGV
   termination_code bigint,              -- a reason's code other than a signal's: 2343432205 = 0x8BADF00D
+  bundle_id        text,                -- app.yui.Yui where the input names it (MetricKit's bundleIdentifier)
   -- A partitioned table's keys hold its partition key; id alone is unique by its sequence.
   constraint yui_perf_pkey primary key (id, period_start)
 ) partition by range (period_start);
@@ -290,7 +293,9 @@ declare
     ['yui_perf_stack_size', 'check (stack is null or octet_length(stack::text) <= 16384)'],
     ['yui_perf_crash_reason', $c$check (exception_type is null and signal is null and termination_code is null
         or kind = 'diagnostic' and name = 'crash')$c$],
-    ['yui_perf_crash_reason_range', 'check (exception_type >= 0 and signal >= 0 and termination_code >= 0)']
+    ['yui_perf_crash_reason_range', 'check (exception_type >= 0 and signal >= 0 and termination_code >= 0)'],
+    -- Apple's rule for bundle identifiers; the length apart, as for images (a bounded repetition is slow).
+    ['yui_perf_bundle_id', $c$check (bundle_id ~ '^[A-Za-z0-9.-]+$' and octet_length(bundle_id) <= 255)$c$]
   ];
   i int;
   existing text;
@@ -340,7 +345,7 @@ alter table public.yui_perf enable row level security;
 -- The phone writes its own rows and reads nothing else.
 grant insert (user_id, row_key, kind, name, app_build, app_version, os, device, promotion, low_power,
               thermal, period_start, period_end, n, buckets, p50, p95, max, value, stack,
-              exception_type, signal, termination_code)
+              exception_type, signal, termination_code, bundle_id)
   on public.yui_perf to yui_user;
 grant select on public.yui_perf to yui_user;
 drop policy if exists yui_perf_owner on public.yui_perf;

@@ -12,7 +12,7 @@ enum RowColumns {
     static let casts = [
         "uuid", "uuid", "text", "text", "int", "text", "text", "text", "boolean",
         "boolean", "smallint", "timestamptz", "timestamptz", "int", "int[]", "float8", "float8", "float8", "float8",
-        "jsonb", "int", "int", "bigint",
+        "jsonb", "int", "int", "bigint", "text",
     ]
 
     /// The select list that reads rows back in the same order: timestamps as UTC wall-clock text with
@@ -53,6 +53,7 @@ enum RowColumns {
             row.buckets.map { "{" + $0.map(String.init).joined(separator: ",") + "}" },
             row.p50.map(text(of:)), row.p95.map(text(of:)), row.max.map(text(of:)), row.value.map(text(of:)),
             stackText, row.exception_type.map(String.init), row.signal.map(String.init), row.termination_code.map(String.init),
+            row.bundle_id,
         ]
         // libpq takes C strings: a NUL would silently cut the value short.
         for (name, value) in zip(names, values) where value?.utf8.contains(0) == true {
@@ -147,6 +148,8 @@ enum RowColumns {
         optionalInteger(row.exception_type)
         optionalInteger(row.signal)
         optionalInteger(row.termination_code)
+        tab()
+        if let bundle = row.bundle_id { text(bundle) } else { null() }
         out.append(UInt8(ascii: "\n"))
         return clean
     }
@@ -226,7 +229,8 @@ enum RowColumns {
             stack: try reader.stack(),
             exception_type: try reader.optionalInteger(),
             signal: try reader.optionalInteger(),
-            termination_code: try reader.optionalInteger()
+            termination_code: try reader.optionalInteger(),
+            bundle_id: reader.optional()
         )
     }
 

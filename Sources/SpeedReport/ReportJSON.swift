@@ -25,7 +25,7 @@ public enum ReportJSON {
         init(_ report: SpeedReport) { self.report = report }
 
         enum Keys: String, CodingKey {
-            case app, build, previous, days, window_start, window_end, phones, foreground_hours, enough_data
+            case app, bundle_id, build, previous, days, window_start, window_end, phones, foreground_hours, enough_data
             case intervals, hangs, hitches, memory, cpu, crashes, worst_stacks, worse, briefing, history
         }
 
@@ -34,6 +34,7 @@ public enum ReportJSON {
             let current = report.current
             let previous = report.previous
             try container.encode(report.appName, forKey: .app)
+            try container.encode(report.bundleID, forKey: .bundle_id)
             try container.encode(report.build, forKey: .build)
             try container.encode(previous?.build, forKey: .previous)
             try container.encode(report.days, forKey: .days)

@@ -32,14 +32,18 @@ public struct SpeedReport: Sendable {
     public let briefing: String?
     /// The app's name in the title (`Yui speed, build 125 vs 124`) and the briefing (`report --app-name`).
     public let appName: String
+    /// The app's bundle identifier, when its rows name one (`report --bundle-id`, JSON's `bundle_id`).
+    public let bundleID: String?
     /// The seed's app: its report reads as the design's example.
     public static let defaultAppName = "Yui"
 
     public init(
         current: BuildFigures, previous: BuildFigures?, history: [BuildFigures], days: Int, window: ClosedRange<Int64>?,
-        coverage: String, budgets: ReportBudgets, worstStacks: [SignatureGroup], appName: String = SpeedReport.defaultAppName
+        coverage: String, budgets: ReportBudgets, worstStacks: [SignatureGroup], appName: String = SpeedReport.defaultAppName,
+        bundleID: String? = nil
     ) {
         self.appName = appName
+        self.bundleID = bundleID
         self.current = current
         self.previous = previous
         self.history = history

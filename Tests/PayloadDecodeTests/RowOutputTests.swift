@@ -194,12 +194,12 @@ import Testing
         let lines = RowWriter.text(of: rows, format: .csv).split(separator: "\n")
         #expect(
             lines.first
-                == "user_id,row_key,kind,name,app_build,app_version,os,device,promotion,low_power,thermal,period_start,period_end,n,buckets,p50,p95,max,value,stack,exception_type,signal,termination_code"
+                == "user_id,row_key,kind,name,app_build,app_version,os,device,promotion,low_power,thermal,period_start,period_end,n,buckets,p50,p95,max,value,stack,exception_type,signal,termination_code,bundle_id"
         )
         #expect(lines.count == 4)
         let crash = String(lines[1])
         // The crash's reason at the end of its line: EXC_BREAKPOINT (6), SIGTRAP (5), no termination code.
-        #expect(crash.hasSuffix("}]\",6,5,"))
+        #expect(crash.hasSuffix("}]\",6,5,,app.yui.Yui"))
         #expect(
             crash.hasPrefix(
                 ",\(rows[0].row_key),diagnostic,crash,130,2.1.0,18.2,\"iPhone17,2\",true,false,0,2024-12-20T09:41:07Z,2024-12-20T09:41:07Z,1,,,,,,\"[{\"\"image\"\":\"\"libswiftCore.dylib\"\""
@@ -213,12 +213,14 @@ import Testing
         let lines = RowWriter.text(of: rows, format: .sql).split(separator: "\n")
         #expect(lines.count == rows.count)
         let prefix =
-            "INSERT INTO public.yui_perf (user_id, row_key, kind, name, app_build, app_version, os, device, promotion, low_power, thermal, period_start, period_end, n, buckets, p50, p95, max, value, stack, exception_type, signal, termination_code) VALUES (NULL, '"
+            "INSERT INTO public.yui_perf (user_id, row_key, kind, name, app_build, app_version, os, device, promotion, low_power, thermal, period_start, period_end, n, buckets, p50, p95, max, value, stack, exception_type, signal, termination_code, bundle_id) VALUES (NULL, '"
         // No conflict target: the partitioned table's unique key is (user_id, row_key, period_start).
         #expect(lines.allSatisfy { $0.hasPrefix(prefix) && $0.hasSuffix(") ON CONFLICT DO NOTHING;") })
-        #expect(lines[1].contains("'{0,0,0,0,0,0,0,0,0,0,0,0,8,3,0,1,0,1}'::int[], 371.875, 5351.575, 6004.5, 10.7585, NULL, NULL, NULL, NULL)"))
+        #expect(
+            lines[1].contains(
+                "'{0,0,0,0,0,0,0,0,0,0,0,0,8,3,0,1,0,1}'::int[], 371.875, 5351.575, 6004.5, 10.7585, NULL, NULL, NULL, NULL, 'app.yui.Yui')"))
         #expect(lines.last!.contains("'[{\"image\":\"libswiftCore.dylib\",\"uuid\":\"7B2F9E4D-6A1C-3D85-9E37-2C8B5F0A1D96\",\"offset\":238004}"))
-        #expect(lines.last!.contains("}]'::jsonb, NULL, NULL, NULL)"))
+        #expect(lines.last!.contains("}]'::jsonb, NULL, NULL, NULL, 'app.yui.Yui')"))
     }
 
     @Test func numbersInShortestRoundTripForm() {

@@ -48,16 +48,21 @@ import Testing
     }
 
     /// What the table forbids stays out: process paths, queue names, the termination's free text,
-    /// crashReporterKey, the device's identifier for the vendor, the incident's id.
+    /// crashReporterKey, the device's identifier for the vendor, the incident's id. The bundle
+    /// identifier is kept, in its own checked column (issue 35), and nowhere else.
     @Test func nothingTheTableForbidsReachesARow() throws {
         let run = ToolRun.run(["rows", "--format", "jsonl"] + ["two-reports.ips", "yuiapp-131-abort.crash"].map(Self.path))
         #expect(run.status == 0)
         for forbidden in [
             "/private/var", "containers", "com.apple.main-thread", "Dispatch queue", "0123456789abcdef", "1F2E3D4C-5B6A",
-            "7B2C9D4E", "3E1F5A2B", "watchdog", "RBSTerminateContext", "dev.yui.app", "Segmentation", "Abort trap",
+            "7B2C9D4E", "3E1F5A2B", "watchdog", "RBSTerminateContext", "Segmentation", "Abort trap",
         ] {
             #expect(!run.stdout.lowercased().contains(forbidden.lowercased()), "\(forbidden) reached a row")
         }
+        let lines = run.stdout.split(separator: "\n")
+        #expect(
+            lines.count == 3
+                && lines.allSatisfy { $0.components(separatedBy: "app.yui.Yui").count == 2 && $0.hasSuffix(",\"bundle_id\":\"app.yui.Yui\"}") })
     }
 
     /// The key comes from the report's bytes: the same report in two files is one row (two-reports.ips

@@ -68,7 +68,8 @@ enum CrashReportRow {
             thermal: 0, period_start: moment, period_end: moment, n: 1, buckets: nil, p50: nil, p95: nil, max: nil, value: nil,
             stack: stack.isEmpty ? nil : stack, exception_type: number(report.exceptionType, in: CrashCause.exceptionNames),
             signal: number(report.signal, in: CrashCause.signalNames),
-            termination_code: CrashCause.terminationCode(namespace: report.terminationNamespace, code: report.terminationCode))
+            termination_code: CrashCause.terminationCode(namespace: report.terminationNamespace, code: report.terminationCode),
+            bundle_id: report.bundleID.flatMap { ColumnPatterns.isBundleID($0) ? $0 : nil })
         return row
     }
 

@@ -129,6 +129,19 @@ public enum ColumnPatterns {
         return i > minorStart && i == bytes.count
     }
 
+    /// The longest bundle identifier a row keeps, in bytes (the table's check repeats it).
+    public static let longestBundleID = 255
+
+    /// A bundle identifier as Apple allows them (letters, digits, `-` and `.`; `app.yui.Yui`), 1 to
+    /// 255 bytes: the `bundle_id` column's rule, so no terminal control or path reaches a row.
+    public static func isBundleID(_ text: String) -> Bool {
+        let bytes = text.utf8
+        return !bytes.isEmpty && bytes.count <= longestBundleID
+            && bytes.allSatisfy { c in
+                (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c == 0x2d || c == 0x2e
+            }
+    }
+
     /// A canonical upper-case 8-4-4-4-12 UUID from 32 hex digits, without dashes or with them
     /// where a UUID has them.
     public static func canonicalUUID(_ text: String) -> String? {

@@ -11,6 +11,7 @@ struct RowContext {
     var lowPower: Bool
     var periodStart: String
     var periodEnd: String
+    var bundleID: String?
 }
 
 /// Converts parsed payloads to rows (docs/rows.md, "Inputs"). One converter serves one input; its
@@ -248,11 +249,20 @@ final class PayloadConverter {
         if let flag = document.member(meta, "lowPowerModeEnabled") {
             if let value = document.bool(flag) { lowPower = value } else { warn("\(metaKey).lowPowerModeEnabled", "not a boolean; read as false") }
         }
+        // Absent before iOS 16 in real data (docs/rows.md); a value that breaks the column's rule is left out.
+        var bundleID: String?
+        if let member = document.member(meta, "bundleIdentifier"), document.kind(member) != .null {
+            if let text = document.string(member), ColumnPatterns.isBundleID(text) {
+                bundleID = text
+            } else {
+                warn("\(metaKey).bundleIdentifier", "not a bundle identifier (letters, digits, '-' and '.', 1 to 255); left null")
+            }
+        }
         guard ok, let version, let device else { return nil }
         return RowContext(
             appBuild: appBuild, appVersion: version, os: os, device: device,
             promotion: options.promotionOverride ?? DeviceModels.hasPromotion(device), lowPower: lowPower,
-            periodStart: period.0, periodEnd: period.1)
+            periodStart: period.0, periodEnd: period.1, bundleID: bundleID)
     }
 
     func makeRow(
@@ -270,7 +280,7 @@ final class PayloadConverter {
             app_version: context.appVersion, os: context.os, device: context.device, promotion: context.promotion,
             low_power: context.lowPower, thermal: 0, period_start: context.periodStart, period_end: context.periodEnd,
             n: n, buckets: histogram?.counts, p50: histogram?.percentile(0.5), p95: histogram?.percentile(0.95),
-            max: histogram?.max, value: value, stack: stack)
+            max: histogram?.max, value: value, stack: stack, bundle_id: context.bundleID)
     }
 
     // MARK: Values

@@ -55,6 +55,9 @@ extension Row {
         for (column, value) in [("exception_type", exception_type), ("signal", signal)] {
             if let value, value < 0 || value > Int(Int32.max) { violations.append("\(column) \(value) is outside 0 to 2^31 - 1") }
         }
+        if let bundle_id, !ColumnPatterns.isBundleID(bundle_id) {
+            violations.append("bundle_id \(InputText.quoted(bundle_id)) is not 1 to 255 letters, digits, '-' and '.'")
+        }
         if let termination_code, termination_code < 0 { violations.append("termination_code \(termination_code) is negative") }
         if let user_id, ColumnPatterns.userUUID(user_id) == nil { violations.append("user_id \(InputText.quoted(user_id)) is not a UUID") }
         if !(rowKeyMayBeMissing && row_key.isEmpty), ColumnPatterns.userUUID(row_key) == nil {

@@ -33,19 +33,24 @@ public struct Row: Sendable, Hashable, Codable {
     public var signal: Int?
     /// and the termination code of a reason other than a signal (`0x8BADF00D`, the watchdog's).
     public var termination_code: Int?
+    /// The app's bundle identifier (`app.yui.Yui`) where the input names it (MetricKit's
+    /// `bundleIdentifier`, a crash report's `bundleID`), nil otherwise: two apps' rows are never
+    /// one app's builds (docs/report.md, "One app").
+    public var bundle_id: String?
 
     /// The column order used by every output format.
     public static let columns = [
         "user_id", "row_key", "kind", "name", "app_build", "app_version", "os", "device", "promotion",
         "low_power", "thermal", "period_start", "period_end", "n", "buckets", "p50", "p95", "max", "value",
-        "stack", "exception_type", "signal", "termination_code",
+        "stack", "exception_type", "signal", "termination_code", "bundle_id",
     ]
 
     public init(
         user_id: String?, row_key: String, kind: RowKind, name: String, app_build: Int, app_version: String,
         os: String, device: String, promotion: Bool, low_power: Bool, thermal: Int, period_start: String,
         period_end: String, n: Int, buckets: [Int]?, p50: Double?, p95: Double?, max: Double?, value: Double?,
-        stack: [StackFrame]?, exception_type: Int? = nil, signal: Int? = nil, termination_code: Int? = nil
+        stack: [StackFrame]?, exception_type: Int? = nil, signal: Int? = nil, termination_code: Int? = nil,
+        bundle_id: String? = nil
     ) {
         self.user_id = user_id
         self.row_key = row_key
@@ -70,5 +75,6 @@ public struct Row: Sendable, Hashable, Codable {
         self.exception_type = exception_type
         self.signal = signal
         self.termination_code = termination_code
+        self.bundle_id = bundle_id
     }
 }

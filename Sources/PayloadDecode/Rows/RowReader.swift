@@ -76,7 +76,8 @@ enum RowReader {
             period_start: text("period_start") ?? "", period_end: text("period_end") ?? "",
             n: integer("n", default: 0) ?? 0, buckets: buckets, p50: number("p50"), p95: number("p95"), max: number("max"),
             value: number("value"), stack: stack, exception_type: count("exception_type", below: 1 << 31),
-            signal: count("signal", below: 1 << 31), termination_code: count("termination_code", below: 1 << 63))
+            signal: count("signal", below: 1 << 31), termination_code: count("termination_code", below: 1 << 63),
+            bundle_id: text("bundle_id", optional: true))
         if let problem {
             return .failure(InputDiagnostic(severity: .error, file: "", place: "", message: "row: \(problem)"))
         }

@@ -97,7 +97,7 @@ public struct RowWriter: Sendable {
             .text(row.period_end), .integer(row.n), row.buckets.map { .integers($0) } ?? .null, optional(row.p50),
             optional(row.p95), optional(row.max), optional(row.value), row.stack.map { .stack($0) } ?? .null,
             row.exception_type.map { .integer($0) } ?? .null, row.signal.map { .integer($0) } ?? .null,
-            row.termination_code.map { .integer($0) } ?? .null,
+            row.termination_code.map { .integer($0) } ?? .null, row.bundle_id.map { .text($0) } ?? .null,
         ]
     }
 
@@ -211,6 +211,8 @@ public struct RowWriter: Sendable {
         integer(row.signal)
         key(",\"termination_code\":")
         integer(row.termination_code)
+        key(",\"bundle_id\":")
+        text(row.bundle_id)
         out.append(UInt8(ascii: "}"))
     }
 

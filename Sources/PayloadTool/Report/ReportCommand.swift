@@ -24,7 +24,9 @@ struct ReportOptions: CommandOptions {
         parser: .accepting(refusal: .invalidValue(detail: ": 1 to 64 characters, none of them a control character.")) { name in
             name.isEmpty || name.count > 64 || name.unicodeScalars.contains { $0.properties.generalCategory == .control } ? nil : name
         },
-        help: ["The app's name in the title and the briefing (default: Yui, the seed's)."])
+        help: [
+            "The app's name in the title and the briefing (default: the last part", "of the app's bundle identifier, else Yui, the seed's).",
+        ])
     static let json = CommandFlag("--json", help: ["Write JSON: every figure of the text, 'worse' and 'briefing'."])
     static let briefing = CommandFlag(
         "--briefing", help: ["Write only the briefing's line, and nothing when no figure got", "worse."])
@@ -54,7 +56,9 @@ struct ReportOptions: CommandOptions {
         ])
     static let summaries = CommandOption(
         "--summaries", "FILE", parser: .nonEmpty(.takesNonEmpty("a file")),
-        help: ["The build summaries file (default: ~/.yui-perf-builds.json)."])
+        help: [
+            "The build summaries file (default: ~/.yui-perf-builds.json, or", "~/.yui-perf-builds.ID.json for an app whose rows name ID).",
+        ])
     static let file = PositionalArgument(placeholder: "FILE", help: ["A payload dump or row file; '-' reads standard input."])
 
     /// A budgets file, read and checked while the options are.
@@ -84,7 +88,8 @@ struct ReportOptions: CommandOptions {
             """,
         usage: [
             [
-                .optional(days.declaration), .optional(build.declaration), .optional(appName.declaration),
+                .optional(days.declaration), .optional(build.declaration), .optional(AppChoice.option.declaration),
+                .optional(appName.declaration),
                 .oneOf([json.declaration, briefing.declaration, panel.declaration]), .optional(html.declaration),
                 .optional(budgets.declaration), .optional(summaries.declaration),
                 .optional(DebugFileArguments.dsyms.declaration), .optional(DebugFileArguments.symbols.declaration),
@@ -98,7 +103,8 @@ struct ReportOptions: CommandOptions {
         ],
         arguments: [file],
         options: [
-            days.declaration, build.declaration, appName.declaration, json.declaration, briefing.declaration, panel.declaration,
+            days.declaration, build.declaration, AppChoice.option.declaration, appName.declaration, json.declaration, briefing.declaration,
+            panel.declaration,
             html.declaration, database.declaration, user.declaration, budgets.declaration, summaries.declaration,
             DebugFileArguments.dsyms.declaration, DebugFileArguments.symbols.declaration,
             DebugFileArguments.appImage.declaration, DebugFileArguments.systemImage.declaration,
@@ -113,13 +119,16 @@ struct ReportOptions: CommandOptions {
     var inputs: [String]
     var days = 1
     var build: Int?
-    /// `--app-name`: the title's and the briefing's name.
-    var appName = SpeedReport.defaultAppName
+    /// `--app-name`: the title's and the briefing's name; nil takes it from the app's bundle identifier.
+    var appName: String?
+    /// `--bundle-id`: only that app's rows (`AppChoice`).
+    var bundleID: String?
     var output = Output.text
     var databaseURL: String?
     var conversion: ConversionOptions
     var budgets = ReportBudgets.seed
-    var summariesPath: String
+    /// `--summaries`; nil is the default file of the reported app (`defaultSummariesPath`).
+    var summariesPath: String?
     var ranking: TopOptions
     /// `--html FILE`: the page, written whole or not at all.
     var htmlPath: String?
@@ -139,7 +148,8 @@ struct ReportOptions: CommandOptions {
         if inputs.filter({ $0 == "-" }).count > 1 { throw UsageError(message: "Standard input ('-') can be read only once.") }
         days = try arguments.value(Self.days) ?? days
         build = try arguments.value(Self.build)
-        appName = try arguments.value(Self.appName) ?? appName
+        appName = try arguments.value(Self.appName)
+        bundleID = try arguments.value(AppChoice.option)
         let outputs = [(Self.json, Output.json), (Self.briefing, .briefing), (Self.panel, .panel)].filter { arguments.given($0.0) }
         if outputs.count > 1 {
             throw UsageError(message: "Options \(outputs.map { "'\($0.0.name)'" }.joined(separator: ", ")) cannot be used together.")
@@ -148,10 +158,9 @@ struct ReportOptions: CommandOptions {
         htmlPath = try arguments.value(Self.html)
         try OutputIsInput.refuse(output: htmlPath, option: Self.html.name, inputs: inputs)
         budgets = try arguments.value(Self.budgets) ?? budgets
-        summariesPath =
-            try arguments.value(Self.summaries)
-            ?? HomeFolder.appending(".yui-perf-builds.json")
-        try OutputIsInput.refuse(output: summariesPath, option: Self.summaries.name, inputs: inputs)
+        summariesPath = try arguments.value(Self.summaries)
+        try OutputIsInput.refuse(
+            output: summariesPath ?? Self.defaultSummariesPath(bundleID: bundleID), option: Self.summaries.name, inputs: inputs)
         let dsymsRoot = try arguments.value(DebugFileArguments.dsymsNotEmpty)
         let appImages = Set(try arguments.values(DebugFileArguments.appImage))
         let crashWeight = try arguments.value(DebugFileArguments.crashWeight) ?? 1.0
@@ -159,5 +168,12 @@ struct ReportOptions: CommandOptions {
             dsymsRoot: dsymsRoot, appImages: appImages, systemImages: Set(try arguments.values(DebugFileArguments.systemImage)),
             systemSymbols: BuildSymbolizer.systemSymbolFolders(given: try arguments.values(DebugFileArguments.symbols), root: dsymsRoot),
             crashWeight: crashWeight)
+    }
+
+    /// The summaries file of an app: `~/.yui-perf-builds.json` for rows that name no app (the
+    /// seed's phone rows), `~/.yui-perf-builds.ID.json` for an app whose rows name its bundle
+    /// identifier, so two apps' build 1 never share an entry (docs/report.md, "One app").
+    static func defaultSummariesPath(bundleID: String?) -> String {
+        HomeFolder.appending(bundleID.map { ".yui-perf-builds.\($0).json" } ?? ".yui-perf-builds.json")
     }
 }

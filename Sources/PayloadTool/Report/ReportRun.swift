@@ -34,6 +34,11 @@ struct ReportRun {
             }
             database?.takeMessages().forEach { stderr.write($0) }
         }
+        for note in reading.apps.notes { stderr.write("note: \(note)\n") }
+        if let conflict = reading.apps.conflict {
+            stderr.write("error: \(conflict)\n")
+            return PayloadTool.exitFailure
+        }
         reading.flushStacks(stderr: &stderr)
         reading.ranking.reportMissingDebugFiles(stderr: &stderr)
         if reading.ranking.brokenDebugFiles > 0 { failed = true }
@@ -44,7 +49,8 @@ struct ReportRun {
 
         var summaries: BuildSummaries?
         do {
-            summaries = try BuildSummaries(path: options.summariesPath)
+            summaries = try BuildSummaries(
+                path: options.summariesPath ?? ReportOptions.defaultSummariesPath(bundleID: reading.apps.bundleID))
         } catch {
             stderr.write("warning: \(error)\n")
         }
@@ -110,6 +116,8 @@ struct ReportReading {
     /// row file made from it, counts once, as the table stores it once.
     private var counted = CountedRows()
     private(set) var duplicates = 0
+    /// The app the rows belong to: one, or `--bundle-id`'s.
+    private(set) var apps: AppChoice
 
     struct HourOfBuild: Hashable {
         var build: Int
@@ -119,9 +127,11 @@ struct ReportReading {
     init(options: ReportOptions) {
         self.options = options
         ranking = TopRanking(options: options.ranking)
+        apps = AppChoice(wanted: options.bundleID)
     }
 
     mutating func add(_ row: Row, from source: String, stderr: inout some TextOutputStream) {
+        guard apps.admits(row) else { return }
         guard counted.insert(row) else {
             duplicates += 1
             return
@@ -225,7 +235,7 @@ struct ReportReading {
         var report = SpeedReport(
             current: current, previous: previous, history: history, days: options.days, window: window,
             coverage: coverage, budgets: options.budgets, worstStacks: Array(worst.ranked(build: chosen).prefix(3)),
-            appName: options.appName)
+            appName: options.appName ?? apps.appName ?? SpeedReport.defaultAppName, bundleID: apps.bundleID)
         if coverage != "stored summary" { report.crashCauses = tally.crashCauses(build: chosen, fromHour: window == nil ? nil : firstHour) }
         if options.htmlPath != nil {
             var all = FlameTree(rootName: "build \(chosen)")

@@ -48,7 +48,7 @@ struct TopOptions {
                 .optional(DebugFileArguments.systemImage.declaration), .optional(DebugFileArguments.symbols.declaration),
                 .optional(DebugFileArguments.crashWeight.declaration), .optional(DebugFileArguments.index.declaration),
                 .optional(DebugFileArguments.indexFolder.declaration),
-                .optional(user.declaration), .oneOf([json.declaration, folded.declaration]),
+                .optional(user.declaration), .optional(AppChoice.option.declaration), .oneOf([json.declaration, folded.declaration]),
                 .either([
                     [.positional(file, repeating: true)],
                     [.required(database.declaration), .positional(file, optional: true, repeating: true)],
@@ -60,7 +60,8 @@ struct TopOptions {
             build.declaration, count.declaration, DebugFileArguments.dsyms.declaration,
             DebugFileArguments.appImage.declaration, DebugFileArguments.systemImage.declaration, DebugFileArguments.symbols.declaration,
             DebugFileArguments.crashWeight.declaration, DebugFileArguments.index.declaration,
-            DebugFileArguments.indexFolder.declaration, user.declaration, database.declaration, json.declaration, folded.declaration,
+            DebugFileArguments.indexFolder.declaration, user.declaration, AppChoice.option.declaration, database.declaration,
+            json.declaration, folded.declaration,
         ],
         exitStatuses: [
             ExitStatus(0, "Every input was read (frames without a debug file are ranked by image and offset)."),
@@ -84,6 +85,8 @@ struct TopOptions {
     var output = Output.text
     /// `--index` / `--index-folder DIR`: where symbol indexes are kept; nil answers from the debug files.
     var indexFolder: String?
+    /// `--bundle-id ID`: only that app's rows (`AppChoice`).
+    var bundleID: String?
 
     /// The options `report` ranks its worst stacks with.
     init(dsymsRoot: String?, appImages: Set<String>, systemImages: Set<String>, systemSymbols: [String], crashWeight: Double) {
@@ -109,6 +112,7 @@ struct TopOptions {
         crashWeight = try arguments.value(DebugFileArguments.crashWeight) ?? crashWeight
         // The same user option as `rows` and `load`, so the row keys derived from it match theirs.
         userID = try arguments.value(Self.user)
+        bundleID = try arguments.value(AppChoice.option)
         dsymsRoot = try arguments.value(DebugFileArguments.dsymsNotEmpty)
         systemSymbols = BuildSymbolizer.systemSymbolFolders(
             given: try arguments.values(DebugFileArguments.symbols), root: dsymsRoot)

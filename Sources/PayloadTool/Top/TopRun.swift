@@ -51,6 +51,11 @@ struct TopRun {
             stderr.write("note: \(rows) read more than once (same user and row key), counted once\n")
         }
         var builds = ranking.tally.builds
+        for note in ranking.apps.notes { stderr.write("note: \(note)\n") }
+        if let conflict = ranking.apps.conflict {
+            stderr.write("error: \(conflict)\n")
+            return PayloadTool.exitFailure
+        }
         if let build = options.build {
             if builds.isEmpty { stderr.write("note: no rows of build \(build) in the inputs\n") }
             builds = [build]
@@ -94,10 +99,13 @@ struct TopRanking {
     /// a dump and the row file made from it) counts once, as the table stores it once.
     private var counted = CountedRows()
     private(set) var duplicates = 0
+    /// The app the rows belong to: one, or `--bundle-id`'s.
+    private(set) var apps: AppChoice
 
     init(options: TopOptions) {
         store = DebugFileStore(root: options.dsymsRoot)
         self.options = options
+        apps = AppChoice(wanted: options.bundleID)
     }
 
     /// A build that has rows, ranked or not (metric rows only: "no hangs or crashes").
@@ -107,6 +115,7 @@ struct TopRanking {
     }
 
     mutating func add(_ row: Row, from source: String, stderr: inout some TextOutputStream) {
+        guard apps.admits(row) else { return }
         if let build = options.build, row.app_build != build { return }
         tally.noteBuild(row.app_build)
         guard WorstStackKind(row: row) != nil else { return }
