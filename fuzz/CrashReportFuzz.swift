@@ -12,7 +12,7 @@ public func crashReportFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var frames = 0
     for reports in [IPSReader.read(bytes, parser: parser, problem: { _ in }), CrashTextReader.read(bytes, problem: { _ in })] {
         for report in reports {
-            guard let (row, _) = CrashReportRow.row(report, ordinal: 0, options: fuzzOptions, place: "", problem: { _ in }) else { continue }
+            guard let row = CrashReportRow.row(report, ordinal: 0, options: fuzzOptions, place: "", problem: { _ in }) else { continue }
             // A row from a report holds to the table's rules, as every row must.
             let violations = row.tableViolations()
             precondition(violations.isEmpty, "a crash report made a row the table refuses: \(violations)")
