@@ -139,11 +139,13 @@ struct ReportReading {
         tally.add(row)
         guard WorstStackKind(row: row) != nil else { return }
         pendingStacks.append((row, source))
-        if pendingStacks.count >= TopRanking.batchRows { flushStacks(stderr: &stderr) }
+        pendingFrames += row.stack?.count ?? 0
+        if TopRanking.batchIsFull(rows: pendingStacks.count, frames: pendingFrames) { flushStacks(stderr: &stderr) }
     }
 
     /// Hang and crash rows whose stacks are not yet symbolicated: a batch, as `top` keeps.
     private var pendingStacks: [(row: Row, source: String)] = []
+    private var pendingFrames = 0
 
     /// Symbolicates the kept rows' stacks in one batch and ranks them per build and hour.
     mutating func flushStacks(stderr: inout some TextOutputStream) {
@@ -166,6 +168,7 @@ struct ReportReading {
             }
         }
         pendingStacks.removeAll(keepingCapacity: true)
+        pendingFrames = 0
     }
 
     /// The first hour (since 1970) of the window of `days` days that ends with the hour of
