@@ -2,6 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import PayloadTool
+
 /// `symbolicate` over rows gathers the frames of every row (of every build) and looks up each
 /// debug file's distinct addresses in one batch, then writes the rows in input order. What it
 /// writes must be what each row gives alone: the rows of builds 130 and 131 interleaved in one file,
@@ -63,5 +65,53 @@ import Testing
                 #expect(NSDictionary(dictionary: stack as! [String: Any]).isEqual(to: each[index][0] as! [String: Any]), "row \(index)")
             }
         }
+    }
+
+    /// More rows than one batch holds, the same stacks over and over (a month of payloads): later
+    /// batches take the stacks earlier ones answered (`seenStacks`), and write what the first wrote.
+    @Test func laterBatchesWriteWhatTheFirstWrote() throws {
+        let rows = try Self.interleavedRows()
+        let count = StackRun.batchRows + 2_000
+        var lines: [String] = []
+        for index in 0..<count {
+            let row = rows[index % rows.count]
+            let key = String(format: "%08x-0000-4000-8000-%012x", index, index)
+            lines.append(row.replacing(/"row_key":"[0-9a-f-]+"/, with: "\"row_key\":\"\(key)\""))
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("yui-batches-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("many.jsonl").path
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: file))
+        let dsyms = try SymbolicateFixtures.path("builds")
+
+        let run = CommandRun(["symbolicate", "--dsyms", dsyms, file])
+        #expect(run.status == 0, "\(run.stderr)")
+        // Each stack without its header line (the row key differs), against the same row's in the first batch.
+        let stacks = run.stdout.components(separatedBy: "\n\n").map { $0.split(separator: "\n").dropFirst().joined(separator: "\n") }
+        #expect(stacks.count == count)
+        for index in stride(from: StackRun.batchRows, to: count, by: 97) {
+            #expect(stacks[index] == stacks[index % rows.count], "row \(index)")
+        }
+        // `top` over them ranks as over one copy, every count multiplied.
+        let one = folder.appendingPathComponent("one.jsonl").path
+        try Data((rows.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: one))
+        let signatures = { (path: String) throws -> [String: Int] in
+            let top = CommandRun(["top", "--json", "--count", "100", "--dsyms", dsyms, path])
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(top.stdout.utf8)) as? [String: Any])
+            var counts: [String: Int] = [:]
+            for build in document["builds"] as? [[String: Any]] ?? [] {
+                for signature in build["signatures"] as? [[String: Any]] ?? [] {
+                    counts["\(build["build"] ?? "") \(signature["kind"] ?? "") \(signature["signature"] ?? "")", default: 0] +=
+                        signature["count"] as? Int ?? 0
+                }
+            }
+            return counts
+        }
+        let many = try signatures(file)
+        let single = try signatures(one)
+        #expect(Set(many.keys) == Set(single.keys))
+        let ranked = lines.filter { $0.contains(#""name":"hang""#) || $0.contains(#""name":"crash""#) }.count
+        #expect(many.values.reduce(0, +) == ranked)
     }
 }

@@ -135,6 +135,14 @@ struct TopRanking {
     private var uuids = UUIDStrings()
     /// The frames of `pending`.
     private var pendingFrames = 0
+    /// Per build, the stacks symbolicated so far, so a later batch takes them as they are: a month
+    /// of rows repeats the same stacks, and looking them up again in every batch made each batch's
+    /// lookups come on top of the tally, `top`'s peak 1.23x at four times the rows (docs/speed.md).
+    private var seenStacks: [Int: [[StackFrame]: TalliedStack]] = [:]
+    private var seenStackCount = 0
+    /// At most this many distinct stacks are kept for later batches (beyond it they are looked up
+    /// again, as before), so the kept stacks cannot outgrow a batch.
+    static let seenStacksKept = 65_536
 
     /// A batch ends at `symbolicate`'s bounds (`StackRun.batchRows`, `batchFrames`): counting rows
     /// only, a batch of five-frame rows held 163,840 frames, and `top`'s peak grew 1.23x from
@@ -169,13 +177,29 @@ struct TopRanking {
         for build in buildOrder {
             let expander = expanders[build] ?? makeExpander(build: build, stderr: &stderr)
             expanders[build] = expander
-            let positions = positionsOfBuild[build]!
+            // Stacks an earlier batch symbolicated are taken as they were; only the others are looked up.
+            var positions: [Int] = []
+            for position in positionsOfBuild[build]! {
+                if let known = seenStacks[build]?[rows[position].stack] {
+                    stacks[position] = known
+                } else {
+                    positions.append(position)
+                }
+            }
+            guard !positions.isEmpty else { continue }
             let (distinct, slots) = expander.expandDistinct(stacks: positions.map { rows[$0].stack })
             let tallied = distinct.map(TalliedStack.init)
             for stack in distinct where !stack.missingDebugFiles.isEmpty {
                 missingByBuild[build, default: []].formUnion(stack.missingDebugFiles)
             }
-            for (position, slot) in zip(positions, slots) { stacks[position] = tallied[slot] }
+            for (position, slot) in zip(positions, slots) {
+                stacks[position] = tallied[slot]
+                if seenStackCount < Self.seenStacksKept,
+                    seenStacks[build, default: [:]].updateValue(tallied[slot], forKey: rows[position].stack) == nil
+                {
+                    seenStackCount += 1
+                }
+            }
         }
         return rows.indices.map { position in
             let row = rows[position]
