@@ -109,11 +109,12 @@ public struct StackExpander {
     /// `expand(stacks:)` as the distinct stacks, expanded, and for each stack given its slot among
     /// them: a caller that derives something from each stack (a signature) does it once per slot.
     public func expandDistinct(stacks: [[StackFrame]]) -> (stacks: [ExpandedStack], slots: [Int]) {
-        var slotOfStack: [[StackFrame]: Int] = [:]
+        var slotOfStack: [StackKey: Int] = [:]
+        slotOfStack.reserveCapacity(stacks.count)
         var distinct: [[StackFrame]] = []
         let slots = stacks.map { stack in
-            if let known = slotOfStack[stack] { return known }
-            slotOfStack[stack] = distinct.count
+            if let known = slotOfStack[StackKey(stack)] { return known }
+            slotOfStack[StackKey(stack)] = distinct.count
             distinct.append(stack)
             return distinct.count - 1
         }
@@ -143,7 +144,8 @@ public struct StackExpander {
             if let answer, answer.status == .missingDebugFile, let uuid = request.uuid {
                 missing.insert(MissingDebugFile(uuid: uuid, image: request.image))
             }
-            let unnamed = ExpandedFrame.unnamed(image: request.image, uuid: request.uuid, offset: request.offset)
+            // Made only for a frame that needs it: formatting it for every frame was a twentieth of `top`.
+            var unnamed: String { ExpandedFrame.unnamed(image: request.image, uuid: request.uuid, offset: request.offset) }
             let sourceFrames = answer?.frames ?? []
             if sourceFrames.isEmpty {
                 frames.append(

@@ -45,6 +45,11 @@ extension BuildSymbolizer {
     public func lookupForText(addresses: [UInt64], uuid: String?, offsets: Bool = false) throws(SymbolizeError) -> DirectAnswers? {
         let index = try slice(uuid: uuid)
         guard !answersFromIndex(index) || directOnly.contains(index) else { return nil }
+        return try directAnswers(index, addresses, offsets: offsets)
+    }
+
+    /// `lookupForText` of slice `index`, answered from the file itself.
+    func directAnswers(_ index: Int, _ addresses: [UInt64], offsets: Bool) throws(SymbolizeError) -> DirectAnswers {
         if !ParallelLookup.usesThreads(for: addresses.count) { return try textAnswers(index, addresses, offsets: offsets) }
         let (image, raw, lookupAddresses) = try directLookups(index, addresses, offsets: offsets)
         var result = DirectAnswers(debugFile: image.path)

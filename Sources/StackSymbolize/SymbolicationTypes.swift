@@ -130,3 +130,24 @@ public struct DirectAnswers: Sendable {
         self.debugFile = debugFile
     }
 }
+
+/// A batch of stacks' answers as text output needs them (`BuildSymbolizer.symbolicateForText`):
+/// each debug file's answers as `lookupForText` keeps them, and for each frame of each stack
+/// where its answer is.
+public struct StackTextAnswers: Sendable {
+    public enum Place: Sendable, Hashable {
+        /// No usable debug file answers the frame's UUID: the frame stays `image + offset`.
+        case missingDebugFile
+        /// `files[file].answers[slot]`.
+        case answer(file: Int32, slot: Int32)
+    }
+
+    /// The answers of each debug file the stacks' frames were looked up in.
+    public var files: [DirectAnswers] = []
+    /// Per stack, per frame (innermost first), where its answer is.
+    public var places: [[Place]]
+
+    public init(places: [[Place]]) {
+        self.places = places
+    }
+}

@@ -70,6 +70,13 @@ struct JSONDocument {
         return UnsafeBufferPointer(start: base + Int(node.start), count: Int(node.length))
     }
 
+    /// Whether the values at `a` and `b` are strings of the same bytes as written (so the same
+    /// text; the same text escaped differently answers false).
+    func sameRawString(_ a: Int, _ b: Int) -> Bool {
+        guard nodes[a].kind == .string, nodes[b].kind == .string, nodes[a].length == nodes[b].length else { return false }
+        return memcmp(base + Int(nodes[a].start), base + Int(nodes[b].start), Int(nodes[a].length)) == 0
+    }
+
     /// The decoded content of the string at `index`, or `nil` when it is not a string.
     func string(_ index: Int) -> String? {
         guard nodes[index].kind == .string else { return nil }

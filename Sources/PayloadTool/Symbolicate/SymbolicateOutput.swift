@@ -100,12 +100,15 @@ enum SymbolicateOutput {
 
     /// `appendTextLines` for an answer of `BuildSymbolizer.lookupForText`, whose frames' names and
     /// paths are bytes of `text` (`DirectAnswers.text`).
+    /// `offset` is the offset a line without a name shows, when not the answer's own (a stack's
+    /// frame shows its offset as the row gives it, not the caller's instruction looked up).
     static func appendTextLines(
-        imageColumn: [UInt8], image: String, address: UInt64, answer: DirectAnswers.Answer, frames: UnsafeBufferPointer<DirectAnswers.Frame>,
-        text: UnsafeRawBufferPointer, indexColumn: Int? = nil, signedOffsets: Bool = false, into out: inout some ByteSink, lineEnds: inout [Int]
+        imageColumn: [UInt8], image: String, address: UInt64, offset: UInt64? = nil, answer: DirectAnswers.Answer,
+        frames: UnsafeBufferPointer<DirectAnswers.Frame>, text: UnsafeRawBufferPointer, indexColumn: Int? = nil, signedOffsets: Bool = false,
+        into out: inout some ByteSink, lineEnds: inout [Int]
     ) {
         appendAnswerLines(
-            imageColumn: imageColumn, image: image, address: address, offset: answer.offset, lookupAddress: answer.lookupAddress,
+            imageColumn: imageColumn, image: image, address: address, offset: offset ?? answer.offset, lookupAddress: answer.lookupAddress,
             missingUUID: nil, frameCount: answer.frames.count, indexColumn: indexColumn, signedOffsets: signedOffsets, into: &out,
             lineEnds: &lineEnds
         ) { position, out in
@@ -116,6 +119,18 @@ enum SymbolicateOutput {
                 isInlined: frame.isInlined, functionStart: answer.functionStart, lookupAddress: answer.lookupAddress,
                 isSymbolTable: answer.status == .symbolTable, into: &out)
         }
+    }
+
+    /// The line of a frame no debug file answered (`image + offset [no debug file for UUID ...]`),
+    /// as `appendTextLines` writes it for a `missingDebugFile` answer.
+    static func appendMissingDebugFileLine(
+        imageColumn: [UInt8], image: String, address: UInt64, uuid: String, indexColumn: Int? = nil, into out: inout some ByteSink,
+        lineEnds: inout [Int]
+    ) {
+        appendAnswerLines(
+            imageColumn: imageColumn, image: image, address: address, offset: address, lookupAddress: nil, missingUUID: uuid, frameCount: 0,
+            indexColumn: indexColumn, signedOffsets: false, into: &out, lineEnds: &lineEnds
+        ) { _, _ in }
     }
 
     /// The lines of one answer: `image address` then the frame's text (`appendFrame`) per frame,

@@ -104,7 +104,9 @@ struct StackRun {
     /// Per build folder, the answers of the stacks symbolicated so far, so a later batch takes them
     /// as they are (as `top` does, `TopRanking.seenStacks`): at four times the rows of the same
     /// stacks each batch looked them up again, and the peak grew 1.10x (docs/speed.md).
-    private var seenStacks: [String: [[StackFrame]: [SymbolicatedFrame]]] = [:]
+    private var seenStacks: [String: [StackKey: [SymbolicatedFrame]]] = [:]
+    /// For text output, the same as the lines each stack's frames wrote.
+    private var seenStackLines: [String: [StackKey: [UInt8]]] = [:]
     private var seenStackCount = 0
     /// Each image name's text column, made once.
     private var imageColumns: [String: [UInt8]] = [:]
@@ -171,7 +173,25 @@ struct StackRun {
     private struct KeptBatch: @unchecked Sendable {
         let rows: [PendingStack]
         let answers: [[SymbolicatedFrame]]
+        let textAnswers: [StackTextAnswers]
+        /// The run's debug files and the stacks it kept, as `--object` keeps its symbolizer:
+        /// freeing the 20,000 stacks' lines of a cold run before exit was a thirtieth of it.
+        let symbolizers: [String: BuildSymbolizer?]
+        let seenStacks: [String: [StackKey: [SymbolicatedFrame]]]
+        let seenStackLines: [String: [StackKey: [UInt8]]]
     }
+
+    /// Where a text batch's row finds the lines of its frames.
+    private enum StackLines {
+        /// No build folder or debug files: every frame is `image + offset`.
+        case unanswered
+        /// Written for an earlier row of the same stack.
+        case seen([UInt8])
+        /// Stack `stack` of `textAnswers[batch]`.
+        case answered(batch: Int, stack: Int)
+    }
+
+    var writesText: Bool { format == .text || format == .atos }
 
     var isFull: Bool { pending.count >= Self.batchRows || pendingFrames >= Self.batchFrames }
 
@@ -187,20 +207,31 @@ struct StackRun {
     /// Symbolicates the rows kept so far, every build's stacks in one batch per debug file, and
     /// writes them in input order.
     mutating func flush(stdout: inout some TextOutputStream, stderr: inout some TextOutputStream, isLast: Bool = false) {
-        var answers = [[SymbolicatedFrame]](repeating: [], count: pending.count)
+        var answers = [[SymbolicatedFrame]](repeating: [], count: writesText ? 0 : pending.count)
+        var textAnswers: [StackTextAnswers] = []
         defer {
             // The last batch is kept rather than freed: the process ends right after, and tearing
             // down every row and answer exit drops anyway was a twentieth of a run (as `--object`
             // keeps its last batch). At most one batch is kept, so tests in one process do not pile up.
-            if isLast { Self.lastBatch.withLock { $0 = KeptBatch(rows: pending, answers: answers) } }
+            if isLast {
+                let kept = KeptBatch(
+                    rows: pending, answers: answers, textAnswers: textAnswers, symbolizers: symbolizers, seenStacks: seenStacks,
+                    seenStackLines: seenStackLines)
+                Self.lastBatch.withLock { $0 = kept }
+                seenStacks = [:]
+                seenStackLines = [:]
+            }
             pending.removeAll(keepingCapacity: !isLast)
             pendingFrames = 0
         }
         // Each row's build folder, opened in the order the rows come (its messages likewise).
         var symbolizerOfRow: [BuildSymbolizer?] = []
         var folderOfRow: [String?] = []
+        // Each build's folder found once a batch: finding it for every row was a fiftieth of a run.
+        var ofBuild: [Int: (BuildSymbolizer?, String?)] = [:]
         for entry in pending {
-            let (symbolizer, folder) = symbolizer(for: build ?? String(entry.build), stderr: &stderr)
+            let (symbolizer, folder) = ofBuild[entry.build] ?? symbolizer(for: build ?? String(entry.build), stderr: &stderr)
+            ofBuild[entry.build] = (symbolizer, folder)
             symbolizerOfRow.append(symbolizer)
             folderOfRow.append(folder)
         }
@@ -212,12 +243,18 @@ struct StackRun {
             if rowsOfFolder[folder] == nil { folderOrder.append(folder) }
             rowsOfFolder[folder, default: []].append(position)
         }
+        if writesText {
+            textAnswers = flushText(
+                symbolizerOfRow: symbolizerOfRow, folderOfRow: folderOfRow, rowsOfFolder: rowsOfFolder, folderOrder: folderOrder,
+                stdout: &stdout, stderr: &stderr)
+            return
+        }
         for folder in folderOrder {
             let symbolizer = symbolizerOfRow[rowsOfFolder[folder]![0]]!
             // Stacks an earlier batch answered are taken as they were; only the others are looked up.
             var positions: [Int] = []
             for position in rowsOfFolder[folder]! {
-                if let known = seenStacks[folder]?[pending[position].stack] {
+                if let known = seenStacks[folder]?[StackKey(pending[position].stack)] {
                     answers[position] = known
                 } else {
                     positions.append(position)
@@ -228,7 +265,7 @@ struct StackRun {
             for (position, stack) in zip(positions, symbolizer.symbolicate(stacks: stacks)) {
                 answers[position] = stack
                 if seenStackCount < TopRanking.seenStacksKept,
-                    seenStacks[folder, default: [:]].updateValue(stack, forKey: pending[position].stack) == nil
+                    seenStacks[folder, default: [:]].updateValue(stack, forKey: StackKey(pending[position].stack)) == nil
                 {
                     seenStackCount += 1
                 }
@@ -257,30 +294,168 @@ struct StackRun {
         }
     }
 
+    /// `flush` for text output: each folder's new stacks in one `symbolicateForText` batch, each
+    /// stack's lines written once from its answers' bytes and kept for later rows of the stack.
+    private mutating func flushText(
+        symbolizerOfRow: [BuildSymbolizer?], folderOfRow: [String?], rowsOfFolder: [String: [Int]], folderOrder: [String],
+        stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
+    ) -> [StackTextAnswers] {
+        var lines = [StackLines](repeating: .unanswered, count: pending.count)
+        var batches: [StackTextAnswers] = []
+        for folder in folderOrder {
+            let symbolizer = symbolizerOfRow[rowsOfFolder[folder]![0]]!
+            // Stacks an earlier row answered are taken as they were written; only the others are looked up.
+            var positions: [Int] = []
+            var firstOfStack: [StackKey: Int] = [:]
+            firstOfStack.reserveCapacity(rowsOfFolder[folder]!.count)
+            for position in rowsOfFolder[folder]! {
+                if let known = seenStackLines[folder]?[StackKey(pending[position].stack)] {
+                    lines[position] = .seen(known)
+                } else if let first = firstOfStack[StackKey(pending[position].stack)], case .answered(_, let stack) = lines[first] {
+                    lines[position] = .answered(batch: batches.count, stack: stack)
+                } else {
+                    firstOfStack[StackKey(pending[position].stack)] = position
+                    lines[position] = .answered(batch: batches.count, stack: positions.count)
+                    positions.append(position)
+                }
+            }
+            guard !positions.isEmpty else { continue }
+            batches.append(symbolizer.symbolicateForText(stacks: positions.map { SymbolicateStacks.requests(pending[$0].stack) }))
+            for warning in symbolizer.takeWarnings() { stderr.write("warning: \(warning)\n") }
+        }
+        // Each new stack's lines, written once for all its rows in the batch.
+        var rendered = batches.map { [[UInt8]?](repeating: nil, count: $0.places.count) }
+        // The output goes out in pieces of 64 kB: a String per stack was a twentieth of writing.
+        var out: [UInt8] = []
+        out.reserveCapacity(1 << 17)
+        for (position, entry) in pending.enumerated() {
+            var bytes: [UInt8]
+            switch lines[position] {
+            case .seen(let known):
+                bytes = known
+            case .unanswered:
+                bytes = []
+                for (index, frame) in entry.stack.enumerated() { appendMissingLine(frame, index: index, into: &bytes) }
+            case .answered(let batch, let stack):
+                if let known = rendered[batch][stack] {
+                    bytes = known
+                    break
+                }
+                let answers = batches[batch]
+                let places = answers.places[stack]
+                // Each missing debug file is named once, where its first frame is written.
+                for (frame, place) in zip(entry.stack, places) where place == .missingDebugFile {
+                    let uuid = frame.uuid ?? "(none)"
+                    if reportedMissing.insert(uuid).inserted {
+                        let place = folderOfRow[position] ?? build ?? String(entry.build)
+                        var message = "warning: no debug file for UUID \(uuid) (image \(frame.image ?? "?")) in \(place)"
+                        if let failure = symbolizerOfRow[position]?.openFailure(uuid: uuid) { message += ": \(failure)" }
+                        stderr.write(message + "\n")
+                    }
+                }
+                bytes = stackLines(entry.stack, places: places, answers: answers)
+                rendered[batch][stack] = bytes
+                if let folder = folderOfRow[position], seenStackCount < TopRanking.seenStacksKept {
+                    if seenStackLines[folder] == nil {
+                        seenStackLines[folder] = Dictionary(minimumCapacity: Swift.min(pending.count, TopRanking.seenStacksKept))
+                    }
+                    if seenStackLines[folder]!.updateValue(bytes, forKey: StackKey(entry.stack)) == nil { seenStackCount += 1 }
+                }
+            }
+            appendHeader(entry, into: &out)
+            out.append(contentsOf: bytes)
+            stackCount += 1
+            if out.count >= 1 << 16 {
+                stdout.write(String(decoding: out, as: UTF8.self))
+                out.removeAll(keepingCapacity: true)
+            }
+        }
+        if !out.isEmpty { stdout.write(String(decoding: out, as: UTF8.self)) }
+        return batches
+    }
+
+    /// A stack's line in text output: `name row-key build N (period start)`, after a blank line
+    /// from the stack before; a crash names what ended it where the payload says
+    /// (`crash ... : EXC_BAD_ACCESS (SIGSEGV)`).
+    private func appendHeader(_ row: PendingStack, into out: inout [UInt8]) {
+        if stackCount > 0 { out.append(UInt8(ascii: "\n")) }
+        out.append(contentsOf: row.name.utf8)
+        out.append(UInt8(ascii: " "))
+        out.append(contentsOf: row.rowKey.utf8)
+        out.append(contentsOf: " build ".utf8)
+        SymbolicateOutput.appendDecimal(UInt64(bitPattern: Int64(row.build)), signed: true, into: &out)
+        out.append(contentsOf: " (".utf8)
+        out.append(contentsOf: row.periodStart.utf8)
+        out.append(UInt8(ascii: ")"))
+        if let cause = row.cause {
+            out.append(contentsOf: ": ".utf8)
+            out.append(contentsOf: cause.description.utf8)
+        }
+        out.append(UInt8(ascii: "\n"))
+    }
+
+    /// Each image name's text column, made once.
+    private mutating func imageColumn(_ image: String) -> [UInt8] {
+        if let known = imageColumns[image] { return known }
+        let column = SymbolicateOutput.imageColumn(image)
+        imageColumns[image] = column
+        return column
+    }
+
+    /// The lines of `stack`'s frames from their answers' bytes. The address column is the frame's
+    /// offset into its image as the row gives it, on every frame: named or not, return address or
+    /// not (docs/command-line.md).
+    private mutating func stackLines(_ stack: [StackFrame], places: [StackTextAnswers.Place], answers: StackTextAnswers) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var lineEnds: [Int] = []
+        var currentImage: (name: String, column: [UInt8])?
+        var index = 0
+        while index < stack.count {
+            guard case .answer(let file, _) = places[index] else {
+                appendMissingLine(stack[index], index: index, into: &bytes)
+                index += 1
+                continue
+            }
+            // A run of frames answered by one debug file (most stacks are one run) is written with
+            // its answers' bytes taken once: taking them for every frame retained five arrays each.
+            var end = index + 1
+            while end < stack.count, case .answer(let next, _) = places[end], next == file { end += 1 }
+            let direct = answers.files[Int(file)]
+            direct.frames.withUnsafeBufferPointer { frames in
+                direct.text.withUnsafeBytes { text in
+                    for position in index..<end {
+                        guard case .answer(_, let slot) = places[position] else { continue }
+                        let frame = stack[position]
+                        let image = frame.image ?? "???"
+                        if currentImage?.name != image { currentImage = (image, imageColumn(image)) }
+                        SymbolicateOutput.appendTextLines(
+                            imageColumn: currentImage!.column, image: image, address: frame.offset, offset: frame.offset,
+                            answer: direct.answers[Int(slot)], frames: frames, text: text, indexColumn: position, into: &bytes,
+                            lineEnds: &lineEnds)
+                    }
+                }
+            }
+            index = end
+        }
+        return bytes
+    }
+
+    /// The line of a frame no debug file answered.
+    private mutating func appendMissingLine(_ frame: StackFrame, index: Int, into bytes: inout [UInt8]) {
+        var lineEnds: [Int] = []
+        let image = frame.image ?? "???"
+        SymbolicateOutput.appendMissingDebugFileLine(
+            imageColumn: imageColumn(image), image: image, address: frame.offset, uuid: frame.uuid ?? "(none)", indexColumn: index,
+            into: &bytes, lineEnds: &lineEnds)
+    }
+
     private mutating func write(
         _ row: PendingStack, answers: [SymbolicatedFrame], folder: String?, stdout: inout some TextOutputStream
     ) {
         switch format {
         case .text, .atos:
-            if stackCount > 0 { stdout.write("\n") }
-            // A crash names what ended it where the payload says (`crash ... : EXC_BAD_ACCESS (SIGSEGV)`).
-            let what = row.cause.map { ": " + $0.description } ?? ""
-            stdout.write("\(row.name) \(row.rowKey) build \(row.build) (\(row.periodStart))\(what)\n")
-            // Bytes straight into one buffer per stack, as `--object` writes: a String per line
-            // was a tenth of a cold run over rows.
-            var bytes: [UInt8] = []
-            var lineEnds: [Int] = []
-            for (index, answer) in answers.enumerated() {
-                let image = answer.request.image ?? "???"
-                let column = imageColumns[image] ?? SymbolicateOutput.imageColumn(image)
-                imageColumns[image] = column
-                // The address column is the frame's offset into its image as the row gives it, on
-                // every frame: named or not, return address or not (docs/command-line.md).
-                SymbolicateOutput.appendTextLines(
-                    imageColumn: column, image: image, address: answer.request.offset, frame: answer, indexColumn: index, into: &bytes,
-                    lineEnds: &lineEnds)
-            }
-            stdout.write(String(decoding: bytes, as: UTF8.self))
+            // `flushText` writes text output.
+            break
         case .json:
             // One stack at a time: the output never holds every stack of a large input.
             stdout.write(stackCount == 0 ? "[" : ",")

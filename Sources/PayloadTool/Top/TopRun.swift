@@ -138,7 +138,7 @@ struct TopRanking {
     /// Per build, the stacks symbolicated so far, so a later batch takes them as they are: a month
     /// of rows repeats the same stacks, and looking them up again in every batch made each batch's
     /// lookups come on top of the tally, `top`'s peak 1.23x at four times the rows (docs/speed.md).
-    private var seenStacks: [Int: [[StackFrame]: TalliedStack]] = [:]
+    private var seenStacks: [Int: [StackKey: TalliedStack]] = [:]
     private var seenStackCount = 0
     /// At most this many distinct stacks are kept for later batches (beyond it they are looked up
     /// again, as before), so the kept stacks cannot outgrow a batch.
@@ -180,7 +180,7 @@ struct TopRanking {
             // Stacks an earlier batch symbolicated are taken as they were; only the others are looked up.
             var positions: [Int] = []
             for position in positionsOfBuild[build]! {
-                if let known = seenStacks[build]?[rows[position].stack] {
+                if let known = seenStacks[build]?[StackKey(rows[position].stack)] {
                     stacks[position] = known
                 } else {
                     positions.append(position)
@@ -195,7 +195,7 @@ struct TopRanking {
             for (position, slot) in zip(positions, slots) {
                 stacks[position] = tallied[slot]
                 if seenStackCount < Self.seenStacksKept,
-                    seenStacks[build, default: [:]].updateValue(tallied[slot], forKey: rows[position].stack) == nil
+                    seenStacks[build, default: [:]].updateValue(tallied[slot], forKey: StackKey(rows[position].stack)) == nil
                 {
                     seenStackCount += 1
                 }
