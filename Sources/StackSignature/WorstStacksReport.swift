@@ -14,7 +14,7 @@ public enum WorstStacksReport {
         for (index, build) in builds.enumerated() {
             if index > 0 { out += "\n" }
             out += "build \(build)\n"
-            let groups = tally.ranked(build: build).prefix(count)
+            let groups = tally.ranked(build: build, limit: count)
             if groups.isEmpty {
                 out += "  no hangs or crashes\n"
                 continue
@@ -63,7 +63,7 @@ public enum WorstStacksReport {
             builds: builds.map { build in
                 JSONBuild(
                     build: build,
-                    signatures: tally.ranked(build: build).prefix(count).enumerated().map { rank, group in
+                    signatures: tally.ranked(build: build, limit: count).enumerated().map { rank, group in
                         JSONSignature(rank: rank + 1, group: group)
                     })
             }, crashWeight: crashWeight, count: count)

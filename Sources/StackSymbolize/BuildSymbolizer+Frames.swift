@@ -60,7 +60,10 @@ extension BuildSymbolizer {
     func sourceFrames(_ lookup: RawLookup) -> [SourceFrame] {
         lookup.frames.map { raw -> SourceFrame in
             let stored = raw.linkageName ?? raw.plainName ?? "??"
-            let (full, simple) = names.names(for: stored, simplified: raw.simplifiedName)
+            let (full, simple) =
+                if let full = raw.fullName, let simple = raw.simplifiedName { (full, simple) } else {
+                    names.names(for: stored, simplified: raw.simplifiedName)
+                }
             return SourceFrame(
                 linkageName: raw.linkageName, function: full, simplifiedName: simple, file: raw.file, line: raw.line, isInlined: raw.isInlined)
         }

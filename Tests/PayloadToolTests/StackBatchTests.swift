@@ -114,4 +114,48 @@ import Testing
         let ranked = lines.filter { $0.contains(#""name":"hang""#) || $0.contains(#""name":"crash""#) }.count
         #expect(many.values.reduce(0, +) == ranked)
     }
+
+    /// Stacks are kept and looked up by their frames' offsets (`StackKey`): two stacks at the same
+    /// offsets of different images must still be told apart, in one batch and in later batches
+    /// that take the first batch's stacks.
+    @Test func stacksAtTheSameOffsetsOfAnotherImageAreNotTakenForEachOther() throws {
+        let rows = try Self.interleavedRows()
+        let original = try #require(rows.first { $0.contains(#""app_build":131"#) && $0.contains(#""image":"YuiApp""#) })
+        let unknownUUID = "00000000-0000-4000-8000-0000000000AB"
+        let other = original.replacing(/"uuid":"[0-9A-F-]+"/, with: "\"uuid\":\"\(unknownUUID)\"")
+        try #require(other != original)
+        let count = StackRun.batchRows + 100
+        var lines: [String] = []
+        for index in 0..<count {
+            let key = String(format: "%08x-0000-4000-8000-%012x", index, index)
+            lines.append((index % 2 == 0 ? original : other).replacing(/"row_key":"[0-9a-f-]+"/, with: "\"row_key\":\"\(key)\""))
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("yui-same-offsets-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("rows.jsonl").path
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: file))
+        let dsyms = try SymbolicateFixtures.path("builds")
+
+        let run = CommandRun(["symbolicate", "--dsyms", dsyms, file])
+        #expect(run.status == 0, "\(run.stderr)")
+        let stacks = run.stdout.components(separatedBy: "\n\n").map { $0.split(separator: "\n").dropFirst().joined(separator: "\n") }
+        #expect(stacks.count == count)
+        #expect(stacks[0].contains(" (YuiLines.swift:"), "\(stacks[0])")
+        #expect(stacks[1].contains("[no debug file for UUID \(unknownUUID)]"), "\(stacks[1])")
+        #expect(!stacks[1].contains("(YuiLines.swift:"), "\(stacks[1])")
+        // In the first batch and in the second, each row as its own kind wrote it.
+        for index in [2, 3, StackRun.batchRows, StackRun.batchRows + 1, count - 2, count - 1] {
+            #expect(stacks[index] == stacks[index % 2], "row \(index)")
+        }
+        #expect(run.stderr.components(separatedBy: "no debug file for UUID \(unknownUUID)").count == 2, "\(run.stderr)")
+
+        // `top` ranks them as two stacks: the named one and the one left as offsets.
+        let top = CommandRun(["top", "--json", "--count", "10", "--dsyms", dsyms, file])
+        #expect(top.status == 0, "\(top.stderr)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(top.stdout.utf8)) as? [String: Any])
+        let signatures = (document["builds"] as? [[String: Any]] ?? []).flatMap { $0["signatures"] as? [[String: Any]] ?? [] }
+        #expect(signatures.count == 2, "\(signatures)")
+        #expect(Set(signatures.compactMap { $0["count"] as? Int }) == [count / 2])
+    }
 }

@@ -202,6 +202,31 @@ private let symbolizer = CannedSymbolizer(
                 """)
     }
 
+    /// `top` and the report pick their first N without sorting every signature; the pick must be
+    /// the sorted order's first N, ties (equal milliseconds, equal counts) included.
+    @Test func theFirstFewAreTheSortedOrdersFirstFew() {
+        var tally = WorstStacksTally()
+        var generator = SystemRandomNumberGenerator()
+        for index in 0..<600 {
+            let frame = ExpandedFrame(
+                name: "F\(index % 211)", function: nil, image: "YuiApp", offset: UInt64(index), file: nil, line: nil, isInlined: false,
+                isApp: true)
+            // Weights from a few values, so many sums tie to the millisecond and are told apart by
+            // count, then text, then kind.
+            let weight = [0.1, 0.2, 0.3, 0.25][Int.random(in: 0..<4, using: &generator)]
+            let kind: WorstStackKind = index % 5 == 0 ? .crash : .hang
+            tally.add(StackOccurrence(build: 131 + index % 2, kind: kind, rowKey: "\(index)", weight: weight, stack: ExpandedStack(frames: [frame])))
+        }
+        for build in [131, 132, 999] {
+            let sorted = tally.ranked(build: build)
+            for limit in [0, 1, 3, 10, 32, 33, 150, 1_000] {
+                let picked = tally.ranked(build: build, limit: limit)
+                #expect(picked.map(WorstStacksReport.line) == sorted.prefix(limit).map(WorstStacksReport.line), "build \(build), first \(limit)")
+                #expect(picked.map(\.kind) == sorted.prefix(limit).map(\.kind))
+            }
+        }
+    }
+
     @Test func sumsThatDifferByFloatingPointNoiseTie() {
         var tally = WorstStacksTally()
         for key in ["a", "b", "c"] { tally.add(hang(131, key, 0.1, [appFrame(0x200)])) }  // 0.30000000000000004

@@ -237,7 +237,7 @@ struct ReportReading {
         }
         var report = SpeedReport(
             current: current, previous: previous, history: history, days: options.days, window: window,
-            coverage: coverage, budgets: options.budgets, worstStacks: Array(worst.ranked(build: chosen).prefix(3)),
+            coverage: coverage, budgets: options.budgets, worstStacks: worst.ranked(build: chosen, limit: 3),
             appName: options.appName ?? apps.appName ?? SpeedReport.defaultAppName, bundleID: apps.bundleID)
         if coverage != "stored summary" { report.crashCauses = tally.crashCauses(build: chosen, fromHour: window == nil ? nil : firstHour) }
         if options.htmlPath != nil {

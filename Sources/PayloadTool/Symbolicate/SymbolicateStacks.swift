@@ -246,7 +246,7 @@ struct StackRun {
         if writesText {
             textAnswers = flushText(
                 symbolizerOfRow: symbolizerOfRow, folderOfRow: folderOfRow, rowsOfFolder: rowsOfFolder, folderOrder: folderOrder,
-                stdout: &stdout, stderr: &stderr)
+                keepingStacks: !isLast, stdout: &stdout, stderr: &stderr)
             return
         }
         for folder in folderOrder {
@@ -264,7 +264,7 @@ struct StackRun {
             let stacks = positions.map { SymbolicateStacks.requests(pending[$0].stack) }
             for (position, stack) in zip(positions, symbolizer.symbolicate(stacks: stacks)) {
                 answers[position] = stack
-                if seenStackCount < TopRanking.seenStacksKept,
+                if !isLast, seenStackCount < TopRanking.seenStacksKept,
                     seenStacks[folder, default: [:]].updateValue(stack, forKey: StackKey(pending[position].stack)) == nil
                 {
                     seenStackCount += 1
@@ -295,10 +295,11 @@ struct StackRun {
     }
 
     /// `flush` for text output: each folder's new stacks in one `symbolicateForText` batch, each
-    /// stack's lines written once from its answers' bytes and kept for later rows of the stack.
+    /// stack's lines written once from its answers' bytes and, unless this is the last batch
+    /// (`keepingStacks` false), kept for later batches' rows of the stack.
     private mutating func flushText(
         symbolizerOfRow: [BuildSymbolizer?], folderOfRow: [String?], rowsOfFolder: [String: [Int]], folderOrder: [String],
-        stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
+        keepingStacks: Bool, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
     ) -> [StackTextAnswers] {
         var lines = [StackLines](repeating: .unanswered, count: pending.count)
         var batches: [StackTextAnswers] = []
@@ -355,7 +356,7 @@ struct StackRun {
                 }
                 bytes = stackLines(entry.stack, places: places, answers: answers)
                 rendered[batch][stack] = bytes
-                if let folder = folderOfRow[position], seenStackCount < TopRanking.seenStacksKept {
+                if keepingStacks, let folder = folderOfRow[position], seenStackCount < TopRanking.seenStacksKept {
                     if seenStackLines[folder] == nil {
                         seenStackLines[folder] = Dictionary(minimumCapacity: Swift.min(pending.count, TopRanking.seenStacksKept))
                     }

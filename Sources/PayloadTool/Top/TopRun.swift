@@ -155,7 +155,7 @@ struct TopRanking {
     /// With `isLast`, the rows stay (the run is about to end: see `TopRun`).
     mutating func flush(stderr: inout some TextOutputStream, isLast: Bool = false) {
         guard !pending.isEmpty else { return }
-        for occurrence in occurrences(of: pending, stderr: &stderr) {
+        for occurrence in occurrences(of: pending, keepingStacks: !isLast, stderr: &stderr) {
             if let occurrence { tally.add(occurrence) }
         }
         if !isLast { pending.removeAll(keepingCapacity: true) }
@@ -164,8 +164,11 @@ struct TopRanking {
 
     /// Hang and crash rows symbolicated with their builds' debug files and weighed (docs/design.md,
     /// "Signatures"), `nil` for other rows: every build's stacks in one batch. `report` ranks these
-    /// per hour; `top` adds them to its tally.
-    mutating func occurrences(of rows: [RankedRow], stderr: inout some TextOutputStream) -> [StackOccurrence?] {
+    /// per hour; `top` adds them to its tally. `keepingStacks` false (the last batch) keeps no
+    /// stacks for later batches, as there are none.
+    mutating func occurrences(
+        of rows: [RankedRow], keepingStacks: Bool = true, stderr: inout some TextOutputStream
+    ) -> [StackOccurrence?] {
         // The stacks of each build, builds in the order their rows come.
         var positionsOfBuild: [Int: [Int]] = [:]
         var buildOrder: [Int] = []
@@ -194,7 +197,7 @@ struct TopRanking {
             }
             for (position, slot) in zip(positions, slots) {
                 stacks[position] = tallied[slot]
-                if seenStackCount < Self.seenStacksKept,
+                if keepingStacks, seenStackCount < Self.seenStacksKept,
                     seenStacks[build, default: [:]].updateValue(tallied[slot], forKey: StackKey(rows[position].stack)) == nil
                 {
                     seenStackCount += 1

@@ -48,14 +48,14 @@ enum ParallelLookup {
         let lookingUp = SecondThread { () -> sending (results: [RawLookup], names: NameCache, fallbacks: DecoderFallbacks) in
             worker.preloadSymbols()
             worker.adoptUnitMap(map)
-            let results = worker.lookupBatch(secondAddresses)
+            var results = worker.lookupBatch(secondAddresses)
             var secondNames = NameCache()
             secondNames.makesFullNames = makesFullNames
-            secondNames.warm(results)
+            secondNames.warm(&results)
             return (results, secondNames, worker.decoderFallbacks)
         }
-        let firstResults = image.lookupBatch(firstIndices.map { addresses[$0] })
-        names.warm(firstResults)
+        var firstResults = image.lookupBatch(firstIndices.map { addresses[$0] })
+        names.warm(&firstResults)
         let (secondResults, secondNames, secondFallbacks) = lookingUp.join()
         names.merge(secondNames)
         image.adoptFallbacks(secondFallbacks)
