@@ -137,7 +137,7 @@ public struct StackExpander {
         var missing: Set<MissingDebugFile> = []
         // Asking once per image keeps a 32-frame stack from asking 32 times about the same image;
         // the frame before's image is compared first, as most frames share it (hashing both
-        // strings for every frame was a fiftieth of `top`).
+        // strings for every frame was 1% of `top`).
         var appByImage: [FrameImage: Bool] = [:]
         var previous: (key: FrameImage, isApp: Bool)?
         for (index, request) in requests.enumerated() {
@@ -154,7 +154,7 @@ public struct StackExpander {
             if let answer, answer.status == .missingDebugFile, let uuid = request.uuid {
                 missing.insert(MissingDebugFile(uuid: uuid, image: request.image))
             }
-            // Made only for a frame that needs it: formatting it for every frame was a twentieth of `top`.
+            // Made only for a frame that needs it: most frames have a name.
             var unnamed: String { ExpandedFrame.unnamed(image: request.image, uuid: request.uuid, offset: request.offset) }
             let sourceFrames = answer?.frames ?? []
             if sourceFrames.isEmpty {

@@ -175,7 +175,7 @@ public struct WorstStacksTally: Sendable {
     }
 
     /// The first `limit` of `ranked(build:)`, picked without sorting every signature: ranking all
-    /// 20,000 signatures of 20,000 distinct stacks to print three was a twentieth of `top`. The
+    /// 20,000 signatures of 20,000 distinct stacks to print three was 3% of `top`. The
     /// order is total (no two groups of a build share kind and text), so these are the same groups
     /// in the same order.
     public func ranked(build: Int, limit: Int) -> [SignatureGroup] {

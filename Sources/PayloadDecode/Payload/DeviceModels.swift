@@ -176,7 +176,7 @@ public enum ColumnPatterns {
     /// Whether `text` is an 8-4-4-4-12 UUID (`userUUID(text) != nil`), and with `upperCase` one
     /// already canonical (`canonicalUUID(text) == text`), checked on its bytes: the row checks
     /// ask this of every frame and row key of a row file, and making the copy to compare was a
-    /// twentieth of reading one.
+    /// tenth of reading one.
     public static func isDashedUUID(_ text: String, upperCase: Bool = false) -> Bool {
         var text = text
         return text.withUTF8 { bytes in

@@ -175,7 +175,7 @@ struct StackRun {
         let answers: [[SymbolicatedFrame]]
         let textAnswers: [StackTextAnswers]
         /// The run's debug files and the stacks it kept, as `--object` keeps its symbolizer:
-        /// freeing the 20,000 stacks' lines of a cold run before exit was a thirtieth of it.
+        /// freeing them before exit was 3% of a cold run over 20,000 rows.
         let symbolizers: [String: BuildSymbolizer?]
         let seenStacks: [String: [StackKey: [SymbolicatedFrame]]]
         let seenStackLines: [String: [StackKey: [UInt8]]]
@@ -227,7 +227,7 @@ struct StackRun {
         // Each row's build folder, opened in the order the rows come (its messages likewise).
         var symbolizerOfRow: [BuildSymbolizer?] = []
         var folderOfRow: [String?] = []
-        // Each build's folder found once a batch: finding it for every row was a fiftieth of a run.
+        // Each build's folder found once a batch: finding it for every row was 1% of a run.
         var ofBuild: [Int: (BuildSymbolizer?, String?)] = [:]
         for entry in pending {
             let (symbolizer, folder) = ofBuild[entry.build] ?? symbolizer(for: build ?? String(entry.build), stderr: &stderr)
@@ -326,7 +326,7 @@ struct StackRun {
         }
         // Each new stack's lines, written once for all its rows in the batch.
         var rendered = batches.map { [[UInt8]?](repeating: nil, count: $0.places.count) }
-        // The output goes out in pieces of 64 kB: a String per stack was a twentieth of writing.
+        // The output goes out in pieces of 64 kB, not a String made and written per stack.
         var out: [UInt8] = []
         out.reserveCapacity(1 << 17)
         for (position, entry) in pending.enumerated() {

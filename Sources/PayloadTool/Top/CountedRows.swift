@@ -13,7 +13,7 @@ struct CountedRows {
         var low: UInt64
 
         /// One word of the three: a row key's bits are random already, and hashing all three
-        /// words, again at every growth of the set, was a twentieth of `report` over a million rows.
+        /// words, again at every growth of the set, was 3% of `report` over a million rows.
         func hash(into hasher: inout Hasher) {
             hasher.combine(high ^ (low &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(truncatingIfNeeded: user))
         }
