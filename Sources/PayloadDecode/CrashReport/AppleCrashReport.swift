@@ -12,25 +12,80 @@ public struct AppleCrashReport: Sendable, Equatable {
         public var base: UInt64?
         public var size: UInt64?
         public var arch: String?
+
+        /// An image that answers for no frame: `0x0 - 0xffffffffffffffff ??? unknown-arch
+        /// <00000000000000000000000000000000> ???`, which most recent reports list, or one without
+        /// a load address or size. Frames are never placed in it by their address.
+        public var answersNothing: Bool {
+            name == nil || name == "???" || base == nil || size == nil || size == 0
+        }
+    }
+
+    /// A name the report already gives a frame: the phone names system frames, Xcode and
+    /// TestFlight the app's (`symbol`, `symbolLocation`, `sourceFile`, `sourceLine` in `.ips`;
+    /// `name + offset (file:line)` in text).
+    public struct ReportName: Sendable, Equatable, Hashable {
+        public var symbol: String
+        /// Bytes from the function's start to the frame's address (`symbolLocation`, `+ 24`).
+        public var location: UInt64?
+        public var file: String?
+        public var line: Int?
+        /// An inlined call (`"inline": true`): the code at the address is its, inside the next name.
+        public var isInlined: Bool
+
+        public init(symbol: String, location: UInt64? = nil, file: String? = nil, line: Int? = nil, isInlined: Bool = false) {
+            self.symbol = symbol
+            self.location = location
+            self.file = file
+            self.line = line
+            self.isInlined = isInlined
+        }
     }
 
     /// One frame of a thread: an offset into an image of `images`.
     public struct Frame: Sendable, Equatable {
-        /// Index into `images`; `nil` when the frame names none (or one past its end).
+        /// Index into `images`; `nil` when the frame names none (or one past its end), or lies in
+        /// no image (it is kept, as `???`, with its address as the offset).
         public var imageIndex: Int?
-        /// The address minus the image's load address.
+        /// The address minus the image's load address (the address itself when in no image).
         public var imageOffset: UInt64
+        /// The address in the process, as the report gives it (text) or base plus offset (`.ips`);
+        /// `nil` when it does not fit 64 bits.
+        public var address: UInt64?
         /// `.ips`: where in the file the frame's object closes (its `}`), so `symbolicate --format
         /// ips` can add Xcode's keys there and leave every other byte as it was.
         public var objectEnd: Int?
         /// `.ips`: the frame already has a `symbol` key (Apple symbolicated it).
         public var hasSymbol = false
+        /// The report's names for the frame, innermost first (inlined calls before the function
+        /// that holds them); empty when the report names it not.
+        public var names: [ReportName] = []
+
+        public init(
+            imageIndex: Int?, imageOffset: UInt64, address: UInt64? = nil, objectEnd: Int? = nil, hasSymbol: Bool = false,
+            names: [ReportName] = []
+        ) {
+            self.imageIndex = imageIndex
+            self.imageOffset = imageOffset
+            self.address = address
+            self.objectEnd = objectEnd
+            self.hasSymbol = hasSymbol
+            self.names = names
+        }
     }
 
     public struct Thread: Sendable, Equatable {
+        /// `Thread N` as the report numbers it (`.ips`: its place in `threads`).
+        public var number: Int
         public var frames: [Frame]
         /// The thread that crashed (`triggered`, or `Thread N Crashed:`).
         public var crashed: Bool
+
+        public init(number: Int, frames: [Frame], crashed: Bool) {
+            self.number = number
+            self.frames = frames
+            self.crashed = crashed
+        }
     }
 
     /// Its place in the file, from 1 (a file may hold several reports).
@@ -56,21 +111,43 @@ public struct AppleCrashReport: Sendable, Equatable {
     public var terminationCode: UInt64?
     public var threads: [Thread]
     public var images: [Image]
+    /// Where an uncaught exception was thrown (`lastExceptionBacktrace`, `Last Exception
+    /// Backtrace:`), innermost first; empty when the report has none.
+    public var lastExceptionBacktrace: [Frame] = []
     /// The SHA-1 of the report's bytes: its rows' keys are made from it, so a report read twice
     /// gives the same keys and is stored once.
     public var digest: [UInt8]
 
     /// The crashed thread: the one marked so, else the first.
     public var crashedThread: Thread? { threads.first(where: \.crashed) ?? threads.first }
+
+    /// The frames a crash row keeps: the last exception backtrace when there is one (an uncaught
+    /// exception is grouped where it was thrown, as Sentry and Crashlytics group it, not on the
+    /// `abort` every such crash ends in), else the crashed thread's.
+    public var rowFrames: [Frame] {
+        lastExceptionBacktrace.isEmpty ? crashedThread?.frames ?? [] : lastExceptionBacktrace
+    }
 }
 
-/// What kind of report a file is, told from its first bytes (never its name).
+/// What kind of report a file is, told from its first line (never its name).
 public enum CrashReportForm: Sendable {
+    /// A JSON header line with `bug_type`; its body is JSON (iOS 15 and later, macOS 12 and later)
+    /// or text (iOS 14 and earlier).
     case ips
+    /// Text: opens with `Incident Identifier:`, or a macOS report's `Process:`, `Hardware Model:`
+    /// or another header key, or the `Translated Report` banner of text made from an `.ips`.
     case text
+    /// A thread listing or binary images without the report's header (a fragment pasted from
+    /// one): refused with a message that says so.
+    case fragment
 
-    /// `.ips` when the first line is a JSON object with `bug_type`; `.text` when the first
-    /// non-blank line starts `Incident Identifier:`.
+    /// The keys a text report's first line may start with.
+    static let headerKeys: [String] = [
+        "Incident Identifier", "CrashReporter Key", "Hardware Model", "Process", "Path", "Identifier", "Version", "Code Type",
+        "Parent Process", "Date/Time", "OS Version", "Report Version", "Anonymous UUID", "Sleep/Wake UUID", "Exception Type",
+        "Launch Time", "Role", "Responsible", "User ID", "Translated Report",
+    ]
+
     public static func of(firstLine line: UnsafeRawBufferPointer) -> CrashReportForm? {
         var start = 0
         while start < line.count, line[start] == 0x20 || line[start] == 0x09 || line[start] == 0x0d { start += 1 }
@@ -79,7 +156,18 @@ public enum CrashReportForm: Sendable {
         if rest.first == UInt8(ascii: "{") {
             return contains(rest, "\"bug_type\"") ? .ips : nil
         }
-        return rest.starts(with: "Incident Identifier:".utf8) ? .text : nil
+        let text = String(decoding: rest.prefix(64), as: UTF8.self)
+        // `-------------------------------------` over `Translated Report (Full Report Below)`.
+        if text.count >= 8, text.allSatisfy({ $0 == "-" || $0 == "\r" }) { return .text }
+        for key in headerKeys where text.hasPrefix(key) {
+            let after = text.dropFirst(key.count)
+            if after.first == ":" || (key == "Translated Report" && after.first == " ") { return .text }
+        }
+        if CrashTextLines.isThreadStart(Substring(text)) || text.hasPrefix("Binary Images:") || text.hasPrefix("Last Exception Backtrace:")
+        {
+            return .fragment
+        }
+        return nil
     }
 
     static func contains(_ bytes: UnsafeRawBufferPointer, _ text: String) -> Bool {
@@ -92,10 +180,15 @@ public enum CrashReportForm: Sendable {
     }
 }
 
-/// Crash reports read from bytes held in memory: what `symbolicate --format` writes back.
+/// Crash reports read from bytes held in memory: what every command reads them through.
 public enum CrashReports {
+    /// What `read` says of a fragment, as the error of its file.
+    public static let fragmentMessage =
+        "a thread listing without a crash report's header (no Incident Identifier:, Process: or .ips header line above it): "
+        + "not a report this reads; give the whole report"
+
     /// The reports of `bytes` and the problems met, or `nil` when the bytes are not a crash report
-    /// (their first line is neither an `.ips` header nor `Incident Identifier:`).
+    /// (their first line is neither an `.ips` header, a text report's header line nor a thread).
     public static func read(
         _ bytes: UnsafeRawBufferPointer, fileName: String
     ) -> (
@@ -109,15 +202,23 @@ public enum CrashReports {
         while end < bytes.count, bytes[end] != 0x0a { end += 1 }
         guard let form = CrashReportForm.of(firstLine: UnsafeRawBufferPointer(rebasing: bytes[start..<end])) else { return nil }
         var diagnostics: [InputDiagnostic] = []
-        let problem = { (problem: IPSReader.Problem) in
+        let reports = read(bytes, form: form, parser: JSONParser(maxDepth: ConversionOptions().maxJSONDepth)) { problem in
             diagnostics.append(InputDiagnostic(severity: problem.severity, file: fileName, place: problem.place, message: problem.message))
         }
-        let reports =
-            switch form {
-            case .ips: IPSReader.read(bytes, parser: JSONParser(maxDepth: ConversionOptions().maxJSONDepth), problem: problem)
-            case .text: CrashTextReader.read(bytes, problem: problem)
-            }
         return (form, reports, diagnostics)
+    }
+
+    /// The reports of `bytes` in `form`, each problem handed to `problem`.
+    static func read(
+        _ bytes: UnsafeRawBufferPointer, form: CrashReportForm, parser: JSONParser, problem: (IPSReader.Problem) -> Void
+    ) -> [AppleCrashReport] {
+        switch form {
+        case .ips: return IPSReader.read(bytes, parser: parser, problem: problem)
+        case .text: return CrashTextReader.read(bytes, problem: problem)
+        case .fragment:
+            problem((.error, "", fragmentMessage))
+            return []
+        }
     }
 
     /// `app_build` of a report, as its row has it (`nil` when it has no build number).

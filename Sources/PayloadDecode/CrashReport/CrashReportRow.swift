@@ -1,5 +1,5 @@
-/// A crash report as one `crash` diagnostic row (docs/crash-reports.md): the crashed thread's
-/// frames as the row's stack (`imageOffset` is already an offset into the image), the build,
+/// A crash report as one `crash` diagnostic row (docs/crash-reports.md): the last exception
+/// backtrace's frames, else the crashed thread's, as the row's stack (`imageOffset` is already an offset into the image), the build,
 /// version, OS and device from the report, its moment as the period, and a key made from the
 /// report's bytes. Nothing else of the report goes into the row: no paths, queue or thread names,
 /// termination text, incident or crash-reporter identifiers.
@@ -50,7 +50,7 @@ enum CrashReportRow {
         }
         guard !refused else { return nil }
         var stack: [StackFrame] = []
-        for frame in (report.crashedThread?.frames ?? []).prefix(StackNormalizer.maxFrames) {
+        for frame in report.rowFrames.prefix(StackNormalizer.maxFrames) {
             let image = frame.imageIndex.map { report.images[$0] }
             stack.append(
                 StackFrame(

@@ -1,205 +1,275 @@
 import Foundation
 
-/// Reads legacy `.crash` text reports (before iOS 15, and what Xcode and `symbolicatecrash`
-/// print): the header lines, `Exception Type:`, `Termination Reason:`, the threads' frames and
-/// `Binary Images:`. A file may hold several, each starting `Incident Identifier:`.
+/// Reads text crash reports: iOS's (`Incident Identifier:` first), macOS's (`Process:`,
+/// `Hardware Model:` or another header key first), text made from an `.ips` by Xcode or the
+/// Console (`Translated Report (Full Report Below)`), and the text body of an iOS 14 `.ips`. The
+/// header lines, `Exception Type:`, `Termination Reason:`, the threads, the last exception
+/// backtrace and `Binary Images:` (docs/crash-reports.md). A file may hold several reports.
 enum CrashTextReader {
+    /// What an old `.ips`'s JSON header says of its text body: where it gives a value, it decides.
+    struct HeaderValues {
+        var appVersion, buildVersion, bundleID, osVersion, timestamp: String?
+    }
+
     static func read(_ bytes: UnsafeRawBufferPointer, problem: (IPSReader.Problem) -> Void) -> [AppleCrashReport] {
         let text = String(decoding: bytes, as: UTF8.self)
         var reports: [AppleCrashReport] = []
         var lines: [Substring] = []
+        var hasIncident = false
+        var hasBody = false
         var number = 0
         func finish() {
-            guard !lines.isEmpty else { return }
+            defer {
+                lines = []
+                hasIncident = false
+                hasBody = false
+            }
+            guard lines.contains(where: { !$0.trimmingSpaces.isEmpty }) else { return }
             number += 1
-            if let report = convert(lines, position: number, problem: problem) { reports.append(report) }
-            lines = []
+            if var report = report(lines[...], position: number, header: nil, problem: problem) {
+                report.digest = digest(of: lines)
+                reports.append(report)
+            }
         }
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             let line = line.hasSuffix("\r") ? line.dropLast() : line
-            if line.hasPrefix("Incident Identifier:") { finish() }
+            // A new report: another `Incident Identifier:`, or a report's first header line after
+            // the threads or images of the one before.
+            if line.hasPrefix("Incident Identifier:") {
+                if hasIncident || hasBody { finish() }
+                hasIncident = true
+            } else if hasBody, line.hasPrefix("Process:") || line.hasPrefix("Hardware Model:") || line.hasPrefix("Translated Report") {
+                finish()
+            }
+            if CrashTextLines.isThreadStart(line) || line.hasPrefix("Binary Images:") { hasBody = true }
             lines.append(line)
         }
         finish()
         return reports
     }
 
-    private struct PendingFrame {
-        var thread: Int
-        var imageName: String
-        var address: UInt64
-        /// `0x102a14000 + 32940`: the image's base and the offset, as an unsymbolicated line gives them.
-        var baseAndOffset: (UInt64, UInt64)?
+    /// The SHA-1 of a report's lines: blank lines at the end are not the report's, so the same
+    /// report last in a file or followed by another has the same key.
+    static func digest(of lines: [Substring]) -> [UInt8] {
+        var kept = lines[...]
+        while let last = kept.last, last.trimmingSpaces.isEmpty { kept = kept.dropLast() }
+        var digest = SHA1()
+        digest.update(Array(kept.joined(separator: "\n").utf8))
+        return digest.finish()
     }
 
-    private static func convert(_ lines: [Substring], position: Int, problem: (IPSReader.Problem) -> Void) -> AppleCrashReport? {
+    private enum Section {
+        case header, thread(Int), exception, images, other
+    }
+
+    private struct PendingFrame {
+        /// The thread's place in `threads`, or `nil` for the last exception backtrace.
+        var thread: Int?
+        var line: CrashTextLines.FrameLine
+    }
+
+    /// One report from its lines (the digest is the caller's: an `.ips`'s covers its header too).
+    static func report(
+        _ lines: ArraySlice<Substring>, position: Int, header: HeaderValues?, problem: (IPSReader.Problem) -> Void
+    ) -> AppleCrashReport? {
         let place = "report \(position)"
         var report = AppleCrashReport(
             position: position, bugType: "crash", appVersion: nil, buildVersion: nil, bundleID: nil, osVersion: nil,
             modelCode: nil, time: nil, exceptionType: nil, signal: nil, terminationNamespace: nil, terminationCode: nil,
             threads: [], images: [], digest: [])
+        var values: [Substring: Substring] = [:]
         var frames: [PendingFrame] = []
-        var crashedThread: Int?
-        var currentThread: Int?
-        var inImages = false
-        var imageRanges: [(start: UInt64, end: UInt64)] = []
-        for (index, line) in lines.enumerated() {
-            if inImages {
-                if let (image, range) = binaryImage(line) {
-                    report.images.append(image)
-                    imageRanges.append(range)
-                }
-                continue
-            }
+        var crashedNumber: Int?
+        var section = Section.header
+        var sawBody = false
+        for rawLine in lines {
+            let line = rawLine.trimmingSpaces.isEmpty ? "" : rawLine
+            if line.trimmingSpaces == "Full Report" { break }  // the `.ips` under a translated report
             if line.hasPrefix("Binary Images:") {
-                inImages = true
+                section = .images
+                sawBody = true
                 continue
             }
-            if line.hasPrefix("Thread ") {
-                // `Thread 0 Crashed:`, `Thread 0 Crashed:: Dispatch queue: …`, `Thread 3:`, `Thread 0 name: …`
-                let words = line.dropFirst("Thread ".count).split(separator: " ", maxSplits: 1)
-                let number = words.first.map { $0.hasSuffix(":") ? $0.dropLast() : $0 }.flatMap { Int($0) }
-                let rest = words.count > 1 ? words[1] : ""
-                if let number, rest.hasPrefix("Crashed:") {
-                    crashedThread = number
-                    currentThread = number
-                } else if let number, words.first?.hasSuffix(":") == true {
-                    currentThread = number
-                } else if rest.hasPrefix("crashed with") {
-                    currentThread = nil
+            if line.hasPrefix("Last Exception Backtrace:") {
+                section = .exception
+                sawBody = true
+                continue
+            }
+            if let (number, crashed) = CrashTextLines.threadStart(line) {
+                report.threads.append(AppleCrashReport.Thread(number: number, frames: [], crashed: crashed))
+                section = .thread(report.threads.count - 1)
+                sawBody = true
+                continue
+            }
+            if line.hasPrefix("Thread ") || line.hasPrefix("Application Specific") || line.hasPrefix("Filtered syslog") {
+                section = .other
+                continue
+            }
+            switch section {
+            case .images:
+                if let image = CrashTextLines.binaryImage(line) { report.images.append(image) }
+                continue
+            case .thread(let thread):
+                if let frame = CrashTextLines.frameLine(line) {
+                    frames.append(PendingFrame(thread: thread, line: frame))
+                } else if line.isEmpty {
+                    section = .other
                 }
                 continue
-            }
-            if let thread = currentThread, let first = line.first, first.isNumber {
-                if let frame = frameLine(line, thread: thread) { frames.append(frame) }
+            case .exception:
+                if let frame = CrashTextLines.frameLine(line) {
+                    frames.append(PendingFrame(thread: nil, line: frame))
+                } else if let addresses = CrashTextLines.addressList(line) {
+                    frames += addresses.map { PendingFrame(thread: nil, line: .init(imageName: "???", address: $0)) }
+                } else if line.isEmpty, frames.contains(where: { $0.thread == nil }) {
+                    section = .other
+                }
                 continue
+            case .header, .other:
+                break
             }
-            if line.isEmpty { currentThread = nil }
-            guard let colon = line.firstIndex(of: ":") else { continue }
+            // Header lines come before the threads; a `key: value` later belongs to another section.
+            guard !sawBody, let colon = line.firstIndex(of: ":") else { continue }
             let key = line[..<colon]
-            let value = line[line.index(after: colon)...].trimmingSpaces
-            switch key {
-            case "Hardware Model": report.modelCode = String(value)
-            case "Identifier": report.bundleID = String(value)
-            case "OS Version": report.osVersion = String(value)
-            case "Version":
-                // `2.25.0 (131)`: the short version, then the build in parentheses.
-                let parts = value.split(separator: " ", maxSplits: 1)
-                report.appVersion = parts.first.map(String.init)
-                if parts.count > 1, parts[1].hasPrefix("("), parts[1].hasSuffix(")") {
-                    report.buildVersion = String(parts[1].dropFirst().dropLast())
-                }
-            case "Date/Time": report.time = Timestamp.seconds(String(value), zone: TimeZone(secondsFromGMT: 0)!)
-            case "Exception Type":
-                // `EXC_BAD_ACCESS (SIGSEGV)`
-                let parts = value.split(separator: " ")
-                report.exceptionType = parts.first.map(String.init)
-                if parts.count > 1, parts[1].hasPrefix("("), parts[1].hasSuffix(")") {
-                    report.signal = String(parts[1].dropFirst().dropLast())
-                }
-            case "Termination Reason":
-                // `FRONTBOARD 2343432205 <RBSTerminateContext| … code:0x8BADF00D …>`, `SIGNAL 11 Segmentation fault: 11`,
-                // `Namespace SIGNAL, Code 0xb`
-                let words = value.split(separator: " ").map { $0.hasSuffix(",") ? $0.dropLast() : $0 }
-                if words.count >= 4, words[0] == "Namespace", words[2] == "Code" {
-                    report.terminationNamespace = String(words[1])
-                    report.terminationCode = number(words[3])
-                } else if words.count >= 2 {
-                    report.terminationNamespace = String(words[0])
-                    report.terminationCode = number(words[1])
-                }
-            case "Triggered by Thread": crashedThread = crashedThread ?? Int(value)
-            default: break
-            }
-            _ = index
+            if values[key] == nil { values[key] = line[line.index(after: colon)...].trimmingSpaces }
+        }
+        readHeader(values, into: &report, crashedNumber: &crashedNumber)
+        if let header { apply(header, to: &report) }
+        if let text = values["Version"], report.buildVersion == nil || report.appVersion == nil {
+            readVersion(text, into: &report, place: place, problem: problem)
         }
         if report.images.isEmpty {
             problem((.warning, place, "no Binary Images: section; frames have no image UUID"))
         }
-        // Offsets into images: by the line's own `base + offset`, else the image whose range holds the address.
-        var threads: [Int: [AppleCrashReport.Frame]] = [:]
-        var order: [Int] = []
-        for frame in frames {
-            var imageIndex = imageRanges.firstIndex { $0.start <= frame.address && frame.address <= $0.end }
-            if imageIndex == nil {
-                imageIndex = report.images.firstIndex { $0.name == frame.imageName }
-            }
-            let offset: UInt64
-            if let (base, lineOffset) = frame.baseAndOffset {
-                offset = lineOffset
-                if imageIndex == nil { imageIndex = report.images.firstIndex { $0.base == base } }
-            } else if let index = imageIndex, let base = report.images[index].base, frame.address >= base {
-                offset = frame.address - base
-            } else {
-                problem((.warning, "\(place), thread \(frame.thread)", "frame at \(hex(frame.address)) lies in no binary image; skipped"))
-                continue
-            }
-            if threads[frame.thread] == nil { order.append(frame.thread) }
-            threads[frame.thread, default: []].append(AppleCrashReport.Frame(imageIndex: imageIndex, imageOffset: offset))
+        placeFrames(frames, in: &report)
+        for index in report.threads.indices where report.threads[index].number == crashedNumber {
+            report.threads[index].crashed = true
         }
-        report.threads = order.map { AppleCrashReport.Thread(frames: threads[$0] ?? [], crashed: $0 == crashedThread) }
-        // Blank lines at the end are not the report's: the same report last in a file or followed
-        // by another has the same key.
-        var kept = lines[...]
-        while let last = kept.last, last.allSatisfy({ $0 == " " || $0 == "\t" }) { kept = kept.dropLast() }
-        var digest = SHA1()
-        digest.update(Array(kept.joined(separator: "\n").utf8))
-        report.digest = digest.finish()
         return report
     }
 
-    /// `0   YuiApp    0x0000000102a1c0ac 0x102a14000 + 32940` or `… 0x… main + 20 (main.swift:10)`.
-    private static func frameLine(_ line: Substring, thread: Int) -> PendingFrame? {
-        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-        guard words.count >= 3, Int(words[0]) != nil,
-            let addressAt = words.indices.dropFirst(2).first(where: { words[$0].hasPrefix("0x") && number(words[$0]) != nil }),
-            let address = number(words[addressAt])
-        else { return nil }
-        let name = words[1..<addressAt].joined(separator: " ")
-        var frame = PendingFrame(thread: thread, imageName: name, address: address)
-        if words.count >= addressAt + 4, words[addressAt + 2] == "+", let base = number(words[addressAt + 1]),
-            let offset = UInt64(words[addressAt + 3])
-        {
-            frame.baseAndOffset = (base, offset)
+    /// The header's values the report keeps.
+    private static func readHeader(_ values: [Substring: Substring], into report: inout AppleCrashReport, crashedNumber: inout Int?) {
+        report.modelCode = values["Hardware Model"].map(String.init)
+        report.bundleID = values["Identifier"].map(String.init)
+        report.osVersion = values["OS Version"].map(String.init)
+        report.time = values["Date/Time"].flatMap { Timestamp.seconds(String($0), zone: TimeZone(secondsFromGMT: 0)!) }
+        if let value = values["Exception Type"] {
+            // `EXC_BAD_ACCESS (SIGSEGV)`; old macOS reports: `SIGSEGV` alone.
+            let parts = value.split(separator: " ")
+            if parts.count == 1, parts[0].hasPrefix("SIG") {
+                report.signal = String(parts[0])
+            } else {
+                report.exceptionType = parts.first.map(String.init)
+                if parts.count > 1, parts[1].hasPrefix("("), parts[1].hasSuffix(")") {
+                    report.signal = String(parts[1].dropFirst().dropLast())
+                }
+            }
         }
-        return frame
-    }
-
-    /// `0x102a14000 - 0x102a1ffff YuiApp arm64  <1f2e…> /path/YuiApp` (the name may have a `+` before it).
-    private static func binaryImage(_ line: Substring) -> (AppleCrashReport.Image, (UInt64, UInt64))? {
-        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-        guard words.count >= 6, let start = number(words[0]), words[1] == "-", let end = number(words[2]),
-            let uuidAt = words.indices.first(where: { words[$0].hasPrefix("<") && words[$0].hasSuffix(">") }), uuidAt >= 5
-        else { return nil }
-        var name = words[3..<(uuidAt - 1)].joined(separator: " ")
-        if name.hasPrefix("+") { name.removeFirst() }
-        let hexDigits = words[uuidAt].dropFirst().dropLast()
-        var uuid: String?
-        if hexDigits.count == 32 {
-            let h = Array(hexDigits)
-            uuid = ColumnPatterns.canonicalUUID(
-                String(h[0..<8]) + "-" + String(h[8..<12]) + "-" + String(h[12..<16]) + "-" + String(h[16..<20]) + "-" + String(h[20...]))
-        } else {
-            uuid = ColumnPatterns.canonicalUUID(String(hexDigits))
+        if let value = values["Termination Reason"] {
+            // `FRONTBOARD 2343432205 <RBSTerminateContext| … code:0x8BADF00D …>`, `SIGNAL 11 Segmentation fault: 11`,
+            // `Namespace SIGNAL, Code 0xb`
+            let words = value.split(separator: " ").map { $0.hasSuffix(",") ? $0.dropLast() : $0 }
+            if words.count >= 4, words[0] == "Namespace", words[2] == "Code" {
+                report.terminationNamespace = String(words[1])
+                report.terminationCode = CrashTextLines.number(words[3])
+            } else if words.count >= 2 {
+                report.terminationNamespace = String(words[0])
+                report.terminationCode = CrashTextLines.number(words[1])
+            }
         }
-        let image = AppleCrashReport.Image(
-            name: name, uuid: uuid, base: start, size: end >= start ? end - start + 1 : nil, arch: String(words[uuidAt - 1]))
-        return (image, (start, end))
+        for key: Substring in ["Triggered by Thread", "Crashed Thread"] {
+            if let value = values[key], let number = Int(value.prefix(while: { $0.isASCII && $0.isNumber })) {
+                crashedNumber = crashedNumber ?? number
+            }
+        }
     }
 
-    private static func number(_ word: Substring) -> UInt64? {
-        if word.hasPrefix("0x") || word.hasPrefix("0X") { return UInt64(word.dropFirst(2), radix: 16) }
-        return UInt64(word)
+    private static func apply(_ header: HeaderValues, to report: inout AppleCrashReport) {
+        report.appVersion = header.appVersion ?? report.appVersion
+        report.buildVersion = header.buildVersion ?? report.buildVersion
+        report.bundleID = header.bundleID ?? report.bundleID
+        report.osVersion = header.osVersion ?? report.osVersion
+        if report.time == nil { report.time = header.timestamp.flatMap { Timestamp.seconds($0, zone: TimeZone(secondsFromGMT: 0)!) } }
     }
 
-    private static func hex(_ value: UInt64) -> String { "0x" + String(value, radix: 16) }
-}
+    /// `Version:` as the report's OS writes it. Two values: since iOS 15 (reports made from an
+    /// `.ips`) and on macOS the short version comes first and the build in parentheses
+    /// (`1.0.0 (3)`); iOS 14 and earlier wrote the build first (`1 (3.0)`, Apple's own example).
+    /// One value (`4.21.1`, `512`): it is the version, and the build is taken from it by the
+    /// store's rule (its integer part), with a warning (docs/crash-reports.md, "Build numbers").
+    private static func readVersion(
+        _ text: Substring, into report: inout AppleCrashReport, place: String, problem: (IPSReader.Problem) -> Void
+    ) {
+        let parts = text.split(separator: " ", maxSplits: 1)
+        guard let first = parts.first.map(String.init) else { return }
+        if parts.count > 1, parts[1].hasPrefix("("), parts[1].hasSuffix(")") {
+            let second = String(parts[1].dropFirst().dropLast())
+            let (version, build) = buildComesFirst(osVersion: report.osVersion) ? (second, first) : (first, second)
+            report.appVersion = report.appVersion ?? version
+            report.buildVersion = report.buildVersion ?? build
+            return
+        }
+        report.appVersion = report.appVersion ?? first
+        if report.buildVersion == nil {
+            report.buildVersion = first
+            if case .success(let build) = ColumnPatterns.appBuild(first) {
+                problem((.warning, "\(place), Version", "\(InputText.quoted(first)) has no build in parentheses; build \(build) taken from it"))
+            }
+        }
+    }
 
-extension Substring {
-    fileprivate var trimmingSpaces: Substring {
-        var text = self
-        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
-        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
-        return text
+    /// Whether `Version: A (B)` has the build first: iOS (iPhone OS, iPadOS) before 15.
+    static func buildComesFirst(osVersion: String?) -> Bool {
+        guard let osVersion, osVersion.hasPrefix("iPhone OS") || osVersion.hasPrefix("iPadOS") || osVersion.hasPrefix("iOS"),
+            let number = ColumnPatterns.osNumber(osVersion), let major = Int(number.prefix(while: { $0 != "." }))
+        else { return false }
+        return major < 15
+    }
+
+    /// Each frame in its image: by the line's own `base + offset`, else the image whose range
+    /// holds the address; a frame in no image keeps its address as the offset, with no image.
+    /// Consecutive lines of one address marked `[inlined]` are one frame with an inline chain.
+    private static func placeFrames(_ frames: [PendingFrame], in report: inout AppleCrashReport) {
+        let placed = report.images.enumerated().filter { !$0.element.answersNothing }
+        var inlined: [AppleCrashReport.ReportName] = []
+        for (position, pending) in frames.enumerated() {
+            let line = pending.line
+            if let name = line.name, name.isInlined, position + 1 < frames.count, frames[position + 1].thread == pending.thread,
+                frames[position + 1].line.address == line.address
+            {
+                inlined.append(name)
+                continue
+            }
+            var imageIndex = placed.first { _, image in
+                guard let base = image.base, let size = image.size, line.address >= base else { return false }
+                return line.address - base < size
+            }?.offset
+            var offset = line.address
+            if let (base, lineOffset) = line.baseAndOffset {
+                offset = lineOffset
+                if imageIndex == nil { imageIndex = placed.first { $0.element.base == base }?.offset }
+            } else if let index = imageIndex, let base = report.images[index].base {
+                offset = line.address - base
+            }
+            if imageIndex == nil, line.imageName != "???", !line.imageName.isEmpty {
+                // Named on its line but in no listed image: the name is kept, with no UUID.
+                if let known = report.images.firstIndex(where: { $0.name == line.imageName && $0.base == nil }) {
+                    imageIndex = known
+                } else {
+                    report.images.append(AppleCrashReport.Image(name: line.imageName))
+                    imageIndex = report.images.count - 1
+                }
+            }
+            var frame = AppleCrashReport.Frame(imageIndex: imageIndex, imageOffset: offset, address: line.address)
+            frame.names = inlined + (line.name.map { [$0] } ?? [])
+            frame.hasSymbol = !frame.names.isEmpty
+            inlined = []
+            if let thread = pending.thread {
+                report.threads[thread].frames.append(frame)
+            } else {
+                report.lastExceptionBacktrace.append(frame)
+            }
+        }
     }
 }

@@ -34,9 +34,27 @@ enum IPSReader {
             let fields = HeaderFields(header)
             position = headerEnd
             while position < bytes.count, isWhitespace(bytes[position]) { position += 1 }
-            guard position < bytes.count, bytes[position] == UInt8(ascii: "{") else {
+            guard position < bytes.count else {
                 problem((.error, place, "bug_type \(InputText.quoted(bugType)): a header without a body"))
                 break
+            }
+            if bytes[position] != UInt8(ascii: "{") {
+                // iOS 14 and earlier: a text report under the JSON header, up to the next header line.
+                let bodyEnd = nextHeaderLine(bytes, from: position)
+                var digest = SHA1()
+                digest.update(UnsafeRawBufferPointer(rebasing: bytes[headerStart..<bodyEnd]))
+                let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[position..<bodyEnd]), as: UTF8.self)
+                let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+                let values = CrashTextReader.HeaderValues(
+                    appVersion: fields.appVersion, buildVersion: fields.buildVersion, bundleID: fields.bundleID,
+                    osVersion: fields.osVersion, timestamp: fields.timestamp)
+                if var report = CrashTextReader.report(lines[...], position: number, header: values, problem: problem) {
+                    report.bugType = bugType
+                    report.digest = digest.finish()
+                    reports.append(report)
+                }
+                position = bodyEnd
+                continue
             }
             let bodyStart = position
             guard let bodyEnd = endOfObject(bytes, from: bodyStart) else {
@@ -120,31 +138,9 @@ enum IPSReader {
             let triggered = body.member(node, "triggered").flatMap { body.bool($0) } ?? false
             var frames: [AppleCrashReport.Frame] = []
             if let frameList = body.member(node, "frames"), body.kind(frameList) == .array {
-                for (frameIndex, frameNode) in body.elements(frameList).enumerated() {
-                    let framePlace = "\(place), threads[\(threadIndex)].frames[\(frameIndex)]"
-                    guard body.kind(frameNode) == .object, let offsetNode = body.member(frameNode, "imageOffset") else {
-                        problem((.warning, framePlace, "no imageOffset; frame skipped"))
-                        continue
-                    }
-                    guard case .value(let offset) = body.unsignedInteger(offsetNode) else {
-                        problem((.warning, "\(framePlace).imageOffset", "not an offset from 0 to 2^64 - 1; frame skipped"))
-                        continue
-                    }
-                    var imageIndex = body.member(frameNode, "imageIndex").flatMap { unsignedValue(body, $0) }.map { Int(clamping: $0) }
-                    if let index = imageIndex, index >= images.count {
-                        problem(
-                            (.warning, "\(framePlace).imageIndex", "\(index) points past usedImages (\(images.count) images); frame has no image"))
-                        imageIndex = nil
-                    }
-                    // The object's `}`: from its `{` (a container node's start), counting brackets.
-                    let bodyBytes = UnsafeRawBufferPointer(start: body.base, count: body.count)
-                    let objectEnd = endOfObject(bodyBytes, from: Int(body.nodes[frameNode].start)).map { $0 - 1 }
-                    frames.append(
-                        AppleCrashReport.Frame(
-                            imageIndex: imageIndex, imageOffset: offset, objectEnd: objectEnd, hasSymbol: body.hasMember(frameNode, "symbol")))
-                }
+                frames = readFrames(body, frameList, images: images, place: "\(place), threads[\(threadIndex)].frames", problem: problem)
             }
-            threads.append(AppleCrashReport.Thread(frames: frames, crashed: triggered || faulting == UInt64(threadIndex)))
+            threads.append(AppleCrashReport.Thread(number: threadIndex, frames: frames, crashed: triggered || faulting == UInt64(threadIndex)))
         }
         var report = AppleCrashReport(
             position: 1, bugType: bugType, appVersion: header.appVersion, buildVersion: header.buildVersion,
@@ -163,11 +159,80 @@ enum IPSReader {
             report.exceptionType = text(body, exception, "type")
             report.signal = text(body, exception, "signal")
         }
+        if let backtrace = body.member(root, "lastExceptionBacktrace"), body.kind(backtrace) == .array {
+            report.lastExceptionBacktrace = readFrames(
+                body, backtrace, images: images, place: "\(place), lastExceptionBacktrace", problem: problem)
+        }
         if let termination = body.member(root, "termination"), body.kind(termination) == .object {
             report.terminationNamespace = text(body, termination, "namespace")
             report.terminationCode = body.member(termination, "code").flatMap { unsignedValue(body, $0) }
         }
         return report
+    }
+
+    /// The frames of a `frames` (or `lastExceptionBacktrace`) array: offsets checked, the
+    /// report's names kept, and an inlined frame (`"inline": true`, same address as the next)
+    /// folded into the frame after it as its inline chain.
+    private static func readFrames(
+        _ body: JSONDocument, _ frameList: Int, images: [AppleCrashReport.Image], place: String, problem: (Problem) -> Void
+    ) -> [AppleCrashReport.Frame] {
+        var frames: [AppleCrashReport.Frame] = []
+        var inlined: [AppleCrashReport.ReportName] = []
+        let bodyBytes = UnsafeRawBufferPointer(start: body.base, count: body.count)
+        for (frameIndex, frameNode) in body.elements(frameList).enumerated() {
+            let framePlace = "\(place)[\(frameIndex)]"
+            guard body.kind(frameNode) == .object, let offsetNode = body.member(frameNode, "imageOffset") else {
+                problem((.warning, framePlace, "no imageOffset; frame skipped"))
+                continue
+            }
+            guard case .value(let offset) = body.unsignedInteger(offsetNode) else {
+                problem((.warning, "\(framePlace).imageOffset", "not an offset from 0 to 2^64 - 1; frame skipped"))
+                continue
+            }
+            var imageIndex = body.member(frameNode, "imageIndex").flatMap { unsignedValue(body, $0) }.map { Int(clamping: $0) }
+            if let index = imageIndex, index >= images.count {
+                problem((.warning, "\(framePlace).imageIndex", "\(index) points past usedImages (\(images.count) images); frame has no image"))
+                imageIndex = nil
+            }
+            var name: AppleCrashReport.ReportName?
+            if let symbol = text(body, frameNode, "symbol"), !symbol.isEmpty {
+                let line = unsigned(body, frameNode, "sourceLine").flatMap { $0 > 0 && $0 <= UInt64(Int32.max) ? Int($0) : nil }
+                name = AppleCrashReport.ReportName(
+                    symbol: symbol, location: unsigned(body, frameNode, "symbolLocation"), file: text(body, frameNode, "sourceFile"),
+                    line: line, isInlined: body.member(frameNode, "inline").flatMap { body.bool($0) } ?? false)
+            }
+            if let name, name.isInlined {
+                inlined.append(name)
+                continue
+            }
+            // The object's `}`: from its `{` (a container node's start), counting brackets.
+            let objectEnd = endOfObject(bodyBytes, from: Int(body.nodes[frameNode].start)).map { $0 - 1 }
+            let base = imageIndex.flatMap { images[$0].base } ?? 0
+            let (address, overflow) = base.addingReportingOverflow(offset)
+            frames.append(
+                AppleCrashReport.Frame(
+                    imageIndex: imageIndex, imageOffset: offset, address: overflow ? nil : address, objectEnd: objectEnd,
+                    hasSymbol: body.hasMember(frameNode, "symbol"), names: inlined + (name.map { [$0] } ?? [])))
+            inlined = []
+        }
+        return frames
+    }
+
+    /// Where an `.ips` text body ends: at the next line that opens another report's header
+    /// (`{` with `bug_type`), or the end.
+    private static func nextHeaderLine(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+        var lineStart = start
+        while lineStart < bytes.count {
+            var lineEnd = lineStart
+            while lineEnd < bytes.count, bytes[lineEnd] != 0x0a { lineEnd += 1 }
+            if lineStart > start, bytes[lineStart] == UInt8(ascii: "{"),
+                CrashReportForm.contains(UnsafeRawBufferPointer(rebasing: bytes[lineStart..<lineEnd]), "\"bug_type\"")
+            {
+                return lineStart
+            }
+            lineStart = lineEnd + 1
+        }
+        return bytes.count
     }
 
     /// A member's text: a string as it is, a number as written (`"bug_type": 309` in some tools' copies).

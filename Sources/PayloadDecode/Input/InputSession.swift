@@ -272,11 +272,7 @@ final class InputSession {
             if problem.severity == .error { self.failed = true }
             self.report(InputDiagnostic(severity: problem.severity, file: self.file, place: problem.place, message: problem.message))
         }
-        let reports =
-            switch form {
-            case .ips: IPSReader.read(bytes, parser: parser, problem: problem)
-            case .text: CrashTextReader.read(bytes, problem: problem)
-            }
+        let reports = CrashReports.read(bytes, form: form, parser: parser, problem: problem)
         for crashReport in reports {
             guard
                 let row = CrashReportRow.row(

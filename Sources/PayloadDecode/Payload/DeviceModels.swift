@@ -62,8 +62,9 @@ public enum ColumnPatterns {
     /// anything else ("Windows 95") is not an Apple OS version.
     public static func osNumber(_ osVersion: String) -> String? {
         let words = osVersion.split(separator: " ")
+        // `iPhone OS 17.5.1 (21F90)`, `macOS 14.2`, and `Mac OS X 10.14.0 (18A391)` on old Macs.
         guard let index = words.indices.first(where: { isDottedNumber(String(words[$0])) }), index > 0,
-            words[index - 1].hasSuffix("OS")
+            words[index - 1].hasSuffix("OS") || (index > 1 && words[index - 1] == "X" && words[index - 2].hasSuffix("OS"))
         else { return nil }
         return String(words[index])
     }
