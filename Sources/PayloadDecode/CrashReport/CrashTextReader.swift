@@ -247,8 +247,9 @@ enum CrashTextReader {
             }?.offset
             var offset = line.address
             if let (base, lineOffset) = line.baseAndOffset {
-                offset = lineOffset
                 if imageIndex == nil { imageIndex = placed.first { $0.element.base == base }?.offset }
+                // `0x0 + 0` on a `???` line says nothing: a frame in no image keeps its address.
+                if imageIndex != nil { offset = lineOffset }
             } else if let index = imageIndex, let base = report.images[index].base {
                 offset = line.address - base
             }
