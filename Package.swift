@@ -44,7 +44,7 @@ let package = Package(
         // speed settings (exclusivity checks off, a non-PIE executable) are given by
         // scripts/build-release, which every script and the README use.
         .target(name: "StackSymbolize", dependencies: ["CElfutils", "SystemIO", "SymbolNames"]),
-        .target(name: "StackSignature", dependencies: ["PayloadDecode", "StackSymbolize"]),
+        .target(name: "StackSignature", dependencies: ["PayloadDecode", "StackSymbolize", "SymbolNames"]),
         .target(name: "RowStore", dependencies: ["PayloadDecode", "SystemIO", "CLibpq", "CLazyLibraries"]),
         .target(name: "SpeedReport", dependencies: ["PayloadDecode", "StackSignature", "SystemIO"]),
         .target(

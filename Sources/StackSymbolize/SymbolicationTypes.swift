@@ -51,6 +51,9 @@ public struct SymbolicatedFrame: Sendable, Hashable, Codable {
         case missingDebugFile
         /// The debug file exists but knows nothing at this address.
         case notFound
+        /// No debug file of ours answers, and the crash report the frame came from names it (the
+        /// phone names system frames, Xcode and TestFlight the app's): its name, file and line.
+        case report
     }
 
     public var request: FrameRequest

@@ -84,6 +84,18 @@ public enum SymbolName {
         return isSwift(stored, mangling) ? SwiftNames.simplifiedSwift(full) : SwiftNames.simplifiedCxx(full)
     }
 
+    /// The simplified form of a name a crash report gives, which is demangled already
+    /// (`closure #1 in ContentView.body.getter`, `mlx::core::gpu::eval(mlx::core::array&)`,
+    /// `-[UIApplication _run]`, `__pthread_kill`): so a frame the report names and one our debug
+    /// file names give one signature.
+    public static func simplifiedReportName(_ full: String) -> String {
+        if isMangled(full) { return simplifiedName(full) }  // some tools leave names mangled
+        if full.hasPrefix("-[") || full.hasPrefix("+[") { return full }
+        if full.contains("::") { return SwiftNames.simplifiedCxx(full) }
+        if full.contains(".") || full.contains(" in ") { return SwiftNames.simplifiedSwift(full) }
+        return full
+    }
+
     /// Whether `name` is a mangled Swift or C++ name (a Swift 1 to 3 name only when it parses).
     public static func isMangled(_ name: String) -> Bool { isMangled(name, Mangling(of: name)) }
 

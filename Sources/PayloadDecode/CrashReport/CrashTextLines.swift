@@ -20,8 +20,9 @@ enum CrashTextLines {
         else { return nil }
         var frame = FrameLine(imageName: words[1..<addressAt].joined(separator: " "), address: address)
         let rest = Array(words[(addressAt + 1)...])
-        if rest.count == 3, rest[1] == "+", let base = number(rest[0]), rest[0].hasPrefix("0x"), let offset = UInt64(rest[2]) {
-            frame.baseAndOffset = (base, offset)
+        if rest.count == 3, rest[1] == "+", rest[0].hasPrefix("0x") {
+            // `0x102a14000 + 32940`; a base or an offset past 2^64 − 1 says nothing.
+            if let base = number(rest[0]), let offset = UInt64(rest[2]) { frame.baseAndOffset = (base, offset) }
             return frame
         }
         frame.name = reportName(rest)

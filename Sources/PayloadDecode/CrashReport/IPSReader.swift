@@ -89,13 +89,16 @@ enum IPSReader {
     private struct HeaderFields {
         var appVersion, buildVersion, bundleID, osVersion, timestamp: String?
 
+        /// An empty value (`"build_version":""`, a command-line tool's) is no value: the body's
+        /// `bundleInfo` may still give one.
         init(_ header: JSONDocument) {
             let root = JSONDocument.root
-            appVersion = IPSReader.text(header, root, "app_version")
-            buildVersion = IPSReader.text(header, root, "build_version")
-            bundleID = IPSReader.text(header, root, "bundleID")
-            osVersion = IPSReader.text(header, root, "os_version")
-            timestamp = IPSReader.text(header, root, "timestamp")
+            func value(_ key: StaticString) -> String? { IPSReader.text(header, root, key).flatMap { $0.isEmpty ? nil : $0 } }
+            appVersion = value("app_version")
+            buildVersion = value("build_version")
+            bundleID = value("bundleID")
+            osVersion = value("os_version")
+            timestamp = value("timestamp")
         }
     }
 
@@ -171,13 +174,12 @@ enum IPSReader {
     }
 
     /// The frames of a `frames` (or `lastExceptionBacktrace`) array: offsets checked, the
-    /// report's names kept, and an inlined frame (`"inline": true`, same address as the next)
-    /// folded into the frame after it as its inline chain.
+    /// report's names kept, and an inlined frame (`"inline": true`) folded into the frame after
+    /// it when that one is at the same address, as its inline chain.
     private static func readFrames(
         _ body: JSONDocument, _ frameList: Int, images: [AppleCrashReport.Image], place: String, problem: (Problem) -> Void
     ) -> [AppleCrashReport.Frame] {
-        var frames: [AppleCrashReport.Frame] = []
-        var inlined: [AppleCrashReport.ReportName] = []
+        var read: [AppleCrashReport.Frame] = []
         let bodyBytes = UnsafeRawBufferPointer(start: body.base, count: body.count)
         for (frameIndex, frameNode) in body.elements(frameList).enumerated() {
             let framePlace = "\(place)[\(frameIndex)]"
@@ -194,26 +196,36 @@ enum IPSReader {
                 problem((.warning, "\(framePlace).imageIndex", "\(index) points past usedImages (\(images.count) images); frame has no image"))
                 imageIndex = nil
             }
-            var name: AppleCrashReport.ReportName?
+            var names: [AppleCrashReport.ReportName] = []
             if let symbol = text(body, frameNode, "symbol"), !symbol.isEmpty {
                 let line = unsigned(body, frameNode, "sourceLine").flatMap { $0 > 0 && $0 <= UInt64(Int32.max) ? Int($0) : nil }
-                name = AppleCrashReport.ReportName(
-                    symbol: symbol, location: unsigned(body, frameNode, "symbolLocation"), file: text(body, frameNode, "sourceFile"),
-                    line: line, isInlined: body.member(frameNode, "inline").flatMap { body.bool($0) } ?? false)
-            }
-            if let name, name.isInlined {
-                inlined.append(name)
-                continue
+                names.append(
+                    AppleCrashReport.ReportName(
+                        symbol: symbol, location: unsigned(body, frameNode, "symbolLocation"), file: text(body, frameNode, "sourceFile"),
+                        line: line, isInlined: body.member(frameNode, "inline").flatMap { body.bool($0) } ?? false))
             }
             // The object's `}`: from its `{` (a container node's start), counting brackets.
             let objectEnd = endOfObject(bodyBytes, from: Int(body.nodes[frameNode].start)).map { $0 - 1 }
             let base = imageIndex.flatMap { images[$0].base } ?? 0
             let (address, overflow) = base.addingReportingOverflow(offset)
-            frames.append(
+            read.append(
                 AppleCrashReport.Frame(
                     imageIndex: imageIndex, imageOffset: offset, address: overflow ? nil : address, objectEnd: objectEnd,
-                    hasSymbol: body.hasMember(frameNode, "symbol"), names: inlined + (name.map { [$0] } ?? [])))
+                    hasSymbol: body.hasMember(frameNode, "symbol"), names: names))
+        }
+        var frames: [AppleCrashReport.Frame] = []
+        var inlined: [AppleCrashReport.ReportName] = []
+        for (position, frame) in read.enumerated() {
+            if frame.names.first?.isInlined == true, position + 1 < read.count, read[position + 1].imageOffset == frame.imageOffset,
+                read[position + 1].imageIndex == frame.imageIndex
+            {
+                inlined += frame.names
+                continue
+            }
+            var kept = frame
+            kept.names = inlined + frame.names
             inlined = []
+            frames.append(kept)
         }
         return frames
     }

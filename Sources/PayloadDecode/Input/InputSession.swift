@@ -274,6 +274,7 @@ final class InputSession {
         }
         let reports = CrashReports.read(bytes, form: form, parser: parser, problem: problem)
         for crashReport in reports {
+            options.frameNames?.add(crashReport)
             guard
                 let row = CrashReportRow.row(
                     crashReport, ordinal: crashReport.position - 1, options: options, place: "report \(crashReport.position)",

@@ -22,6 +22,9 @@ public struct ConversionOptions: Sendable {
     public var maxLineBytes: Int = 16 << 20
     /// Deepest JSON nesting accepted (objects and arrays).
     public var maxJSONDepth: Int = 512
+    /// Where the names crash reports give their frames are kept, when a command prints names
+    /// (`symbolicate`, `top`, `report`); `nil` keeps none.
+    public var frameNames: ReportFrameNames?
 
     public init(userID: String? = nil, timeZone: TimeZone = TimeZone(secondsFromGMT: 0)!, promotionOverride: Bool? = nil) {
         self.userID = userID

@@ -14,7 +14,9 @@ struct ReportRun {
     func run(stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
         var reading = ReportReading(options: options)
         var failed = false
-        let allRead = readEveryInput(options.inputs, options: options.conversion, stdin: stdin, stderr: &stderr) { row, source, messages in
+        var conversion = options.conversion
+        conversion.frameNames = reading.ranking.frameNames
+        let allRead = readEveryInput(options.inputs, options: conversion, stdin: stdin, stderr: &stderr) { row, source, messages in
             reading.add(row, from: source, stderr: &messages)
         }
         if !allRead { failed = true }

@@ -50,25 +50,44 @@ enum SymbolicateCrashReports {
         return failed || run.failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
     }
 
-    /// Every thread's frames, answered by the report's build (or `--build`).
+    /// The answers of a report: one stack per thread, then the last exception backtrace.
+    struct Answers {
+        var threads: [[SymbolicatedFrame]]
+        var exception: [SymbolicatedFrame]
+    }
+
+    /// Every thread's frames and the last exception backtrace's, answered by the report's build
+    /// (or `--build`); a frame no debug file answers keeps the name the report gives it.
     private static func symbolicate(
         _ report: AppleCrashReport, run: inout StackRun, stderr: inout some TextOutputStream
-    ) -> [[SymbolicatedFrame]] {
-        let stacks = report.threads.map { thread in
-            thread.frames.enumerated().map { index, frame in
+    ) -> Answers {
+        let frameLists = report.threads.map(\.frames) + [report.lastExceptionBacktrace]
+        let stacks = frameLists.map { frames in
+            frames.enumerated().map { index, frame in
                 let image = frame.imageIndex.map { report.images[$0] }
                 return FrameRequest(
                     image: image?.name.flatMap { ColumnPatterns.imageName($0.utf8) }, uuid: image?.uuid, offset: frame.imageOffset,
                     isReturnAddress: index > 0)
             }
         }
+        var answers: [[SymbolicatedFrame]]
         let buildName = run.build ?? CrashReports.appBuild(report).map(String.init)
-        guard let buildName, case (let symbolizer?, _) = run.symbolizer(for: buildName, stderr: &stderr) else {
-            return stacks.map { $0.map { SymbolicatedFrame(request: $0, status: .missingDebugFile, lookupAddress: nil, debugFile: nil, frames: []) } }
+        if let buildName, case (let symbolizer?, _) = run.symbolizer(for: buildName, stderr: &stderr) {
+            answers = symbolizer.symbolicate(stacks: stacks)
+            for warning in symbolizer.takeWarnings() { stderr.write("warning: \(warning)\n") }
+        } else {
+            answers = stacks.map {
+                $0.map { SymbolicatedFrame(request: $0, status: .missingDebugFile, lookupAddress: nil, debugFile: nil, frames: []) }
+            }
         }
-        let answers = symbolizer.symbolicate(stacks: stacks)
-        for warning in symbolizer.takeWarnings() { stderr.write("warning: \(warning)\n") }
-        return answers
+        for (stack, frames) in frameLists.enumerated() {
+            for (index, frame) in frames.enumerated() where !frame.names.isEmpty {
+                let status = answers[stack][index].status
+                guard status == .missingDebugFile || status == .notFound else { continue }
+                answers[stack][index] = ReportFrameNames.answer(answers[stack][index].request, names: frame.names)
+            }
+        }
+        return Answers(threads: Array(answers.dropLast()), exception: answers.last ?? [])
     }
 
     // MARK: Apple's readable layout
@@ -77,7 +96,7 @@ enum SymbolicateCrashReports {
     /// exception, each thread (`Thread N Crashed:`) with `index image address name + offset
     /// (file:line)` (the address is the image's load address plus the frame's offset), then
     /// `Binary Images:`. Paths, queue names and identifiers the report holds are not repeated.
-    static func text(_ report: AppleCrashReport, answers: [[SymbolicatedFrame]]) -> String {
+    static func text(_ report: AppleCrashReport, answers: Answers) -> String {
         var lines: [String] = []
         func field(_ name: String, _ value: String?) {
             if let value { lines.append((name + ":").padding(toLength: 21, withPad: " ", startingAt: 0) + value) }
@@ -97,20 +116,27 @@ enum SymbolicateCrashReports {
         }
         var out = lines.joined(separator: "\n") + "\n"
         var columns: [String: [UInt8]] = [:]
-        for (number, thread) in report.threads.enumerated() {
-            out += "\nThread \(number)\(thread.crashed ? " Crashed" : ""):\n"
+        func frameLines(_ frames: [AppleCrashReport.Frame], _ answers: [SymbolicatedFrame]) -> String {
             var bytes: [UInt8] = []
             var lineEnds: [Int] = []
-            for (index, answer) in answers[number].enumerated() {
+            for (index, answer) in answers.enumerated() {
                 let image = answer.request.image ?? "???"
                 let column = columns[image] ?? SymbolicateOutput.imageColumn(image)
                 columns[image] = column
-                let base = thread.frames[index].imageIndex.flatMap { report.images[$0].base } ?? 0
+                // The address as the report gives it: the image's load address plus the offset
+                // (a frame in no image has its address as the offset).
+                let base = frames[index].imageIndex.flatMap { report.images[$0].base } ?? 0
                 SymbolicateOutput.appendTextLines(
                     imageColumn: column, image: image, address: base &+ answer.request.offset, frame: answer, indexColumn: index,
                     into: &bytes, lineEnds: &lineEnds)
             }
-            out += String(decoding: bytes, as: UTF8.self)
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        if !report.lastExceptionBacktrace.isEmpty {
+            out += "\nLast Exception Backtrace:\n" + frameLines(report.lastExceptionBacktrace, answers.exception)
+        }
+        for (position, thread) in report.threads.enumerated() {
+            out += "\nThread \(thread.number)\(thread.crashed ? " Crashed" : ""):\n" + frameLines(thread.frames, answers.threads[position])
         }
         out += "\nBinary Images:\n"
         for image in report.images where image.base != nil && (image.size ?? 0) > 0 {
@@ -129,11 +155,13 @@ enum SymbolicateCrashReports {
     /// `symbol` yet, to go in before its object's `}`: every other byte stays (Xcode's own keys,
     /// in its spelling; the innermost of an inline chain names the frame, as the code at the
     /// address is its).
-    static func ipsKeys(_ report: AppleCrashReport, answers: [[SymbolicatedFrame]]) -> [(at: Int, text: String)] {
+    static func ipsKeys(_ report: AppleCrashReport, answers: Answers) -> [(at: Int, text: String)] {
         var keys: [(at: Int, text: String)] = []
-        for (thread, frames) in report.threads.enumerated() {
-            for (index, frame) in frames.frames.enumerated() where !frame.hasSymbol {
-                guard let end = frame.objectEnd, let answer = answers[thread].dropFirst(index).first, let named = answer.frames.first
+        let frameLists = report.threads.map(\.frames) + [report.lastExceptionBacktrace]
+        let answerLists = answers.threads + [answers.exception]
+        for (stack, frames) in frameLists.enumerated() {
+            for (index, frame) in frames.enumerated() where !frame.hasSymbol {
+                guard let end = frame.objectEnd, let answer = answerLists[stack].dropFirst(index).first, let named = answer.frames.first
                 else { continue }
                 var text = ",\"symbol\":\(jsonString(named.simplifiedName))"
                 if let start = answer.functionStart, let address = answer.lookupAddress, address >= start {

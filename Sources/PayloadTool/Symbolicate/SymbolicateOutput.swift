@@ -31,6 +31,7 @@ enum SymbolicateOutput {
         case .symbolTable: "symbol_table"
         case .missingDebugFile: "missing_debug_file"
         case .notFound: "not_found"
+        case .report: "report"
         }
     }
 

@@ -46,9 +46,11 @@ enum SymbolicateStacks {
         var run = StackRun(
             root: root, build: build, indexFolder: indexFolder, systemSymbols: systemSymbols, format: format, progress: progress)
         var diagnostics: [InputDiagnostic] = []
+        var conversion = ConversionOptions()
+        conversion.frameNames = run.frameNames
         for input in inputs {
             let ok = RowSource.readRows(
-                path: input, options: ConversionOptions(), standardInput: stdin, report: { diagnostics.append($0) },
+                path: input, options: conversion, standardInput: stdin, report: { diagnostics.append($0) },
                 emit: { row in
                     guard let stack = row.stack, !stack.isEmpty else { return }
                     run.add(row, stack: stack)
@@ -110,6 +112,8 @@ struct StackRun {
     private var seenStackCount = 0
     /// Each image name's text column, made once.
     private var imageColumns: [String: [UInt8]] = [:]
+    /// The names crash reports give their frames: a frame no debug file answers keeps the report's.
+    let frameNames = ReportFrameNames()
 
     init(
         root: String?, build: String?, indexFolder: String?, systemSymbols: [String], format: SymbolicateCommand.Format,
@@ -189,6 +193,8 @@ struct StackRun {
         case seen([UInt8])
         /// Stack `stack` of `textAnswers[batch]`.
         case answered(batch: Int, stack: Int)
+        /// A frame of it is named by a crash report: answered frame by frame (`namedStackLines`).
+        case named
     }
 
     var writesText: Bool { format == .text || format == .atos }
@@ -280,6 +286,7 @@ struct StackRun {
                     SymbolicatedFrame(request: $0, status: .missingDebugFile, lookupAddress: nil, debugFile: nil, frames: [])
                 }
             }
+            frameNames.fill(&rowAnswers)
             for answer in rowAnswers where answer.status == .missingDebugFile {
                 let uuid = answer.request.uuid ?? "(none)"
                 if symbolizer != nil, reportedMissing.insert(uuid).inserted {
@@ -302,6 +309,13 @@ struct StackRun {
         keepingStacks: Bool, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
     ) -> [StackTextAnswers] {
         var lines = [StackLines](repeating: .unanswered, count: pending.count)
+        // Stacks with a frame a crash report names go frame by frame; none when no report was read.
+        if !frameNames.isEmpty {
+            for (position, entry) in pending.enumerated()
+            where entry.stack.contains(where: { frameNames.names(uuid: $0.uuid, offset: $0.offset) != nil }) {
+                lines[position] = .named
+            }
+        }
         var batches: [StackTextAnswers] = []
         for folder in folderOrder {
             let symbolizer = symbolizerOfRow[rowsOfFolder[folder]![0]]!
@@ -310,6 +324,7 @@ struct StackRun {
             var firstOfStack: [StackKey: Int] = [:]
             firstOfStack.reserveCapacity(rowsOfFolder[folder]!.count)
             for position in rowsOfFolder[folder]! {
+                if case .named = lines[position] { continue }
                 if let known = seenStackLines[folder]?[StackKey(pending[position].stack)] {
                     lines[position] = .seen(known)
                 } else if let first = firstOfStack[StackKey(pending[position].stack)], case .answered(_, let stack) = lines[first] {
@@ -337,6 +352,8 @@ struct StackRun {
             case .unanswered:
                 bytes = []
                 for (index, frame) in entry.stack.enumerated() { appendMissingLine(frame, index: index, into: &bytes) }
+            case .named:
+                bytes = namedStackLines(entry, symbolizer: symbolizerOfRow[position], folder: folderOfRow[position], stderr: &stderr)
             case .answered(let batch, let stack):
                 if let known = rendered[batch][stack] {
                     bytes = known
@@ -437,6 +454,34 @@ struct StackRun {
                 }
             }
             index = end
+        }
+        return bytes
+    }
+
+    /// The lines of a stack with a frame a crash report names: its answers from the build's
+    /// debug files (if any), the report's names where none answers, each frame written from its
+    /// answer (as `--format text` writes a report's threads).
+    private mutating func namedStackLines(
+        _ entry: PendingStack, symbolizer: BuildSymbolizer?, folder: String?, stderr: inout some TextOutputStream
+    ) -> [UInt8] {
+        let requests = SymbolicateStacks.requests(entry.stack)
+        var answers =
+            symbolizer?.symbolicate(stacks: [requests]).first
+            ?? requests.map { SymbolicatedFrame(request: $0, status: .missingDebugFile, lookupAddress: nil, debugFile: nil, frames: []) }
+        if let symbolizer { for warning in symbolizer.takeWarnings() { stderr.write("warning: \(warning)\n") } }
+        frameNames.fill(&answers)
+        var bytes: [UInt8] = []
+        var lineEnds: [Int] = []
+        for (index, answer) in answers.enumerated() {
+            if answer.status == .missingDebugFile, symbolizer != nil, reportedMissing.insert(answer.request.uuid ?? "(none)").inserted {
+                let place = folder ?? build ?? String(entry.build)
+                stderr.write(
+                    "warning: no debug file for UUID \(answer.request.uuid ?? "(none)") (image \(answer.request.image ?? "?")) in \(place)\n")
+            }
+            let image = answer.request.image ?? "???"
+            SymbolicateOutput.appendTextLines(
+                imageColumn: imageColumn(image), image: image, address: answer.request.offset, frame: answer, indexColumn: index,
+                into: &bytes, lineEnds: &lineEnds)
         }
         return bytes
     }

@@ -18,7 +18,8 @@ struct TopRun {
     func run(stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
         var ranking = TopRanking(options: options)
         var failed = false
-        let conversion = ConversionOptions(userID: options.userID)
+        var conversion = ConversionOptions(userID: options.userID)
+        conversion.frameNames = ranking.frameNames
 
         let allRead = readEveryInput(options.inputs, options: conversion, stdin: stdin, stderr: &stderr) { row, source, messages in
             ranking.add(row, from: source, stderr: &messages)
@@ -83,6 +84,9 @@ struct TopRanking {
     let options: TopOptions
     private(set) var tally = WorstStacksTally()
     private var expanders: [Int: StackExpander] = [:]
+    /// The names the crash reports read give their frames: what a frame no debug file answers is
+    /// called (docs/crash-reports.md, "The report's own names").
+    let frameNames = ReportFrameNames()
     /// The debug-file store every build's frames are looked up in (one UUID index per run).
     private let store: DebugFileStore
     private var missingByBuild: [Int: Set<MissingDebugFile>] = [:]
@@ -274,7 +278,9 @@ struct TopRanking {
             buildsWithoutFolder.insert(build)
             symbolizer = NoDebugFiles()
         }
-        return StackExpander(symbolizer: symbolizer, appImages: options.appImages, systemImages: options.systemImages)
+        return StackExpander(
+            symbolizer: ReportNamedFrames(base: symbolizer, names: frameNames), appImages: options.appImages,
+            systemImages: options.systemImages)
     }
 }
 
