@@ -3,14 +3,16 @@ import Foundation
 // The `Type.member` form of a demangled Swift name.
 
 extension SwiftNames {
-    package static func simplifiedSwift(_ full: String) -> String {
+    /// `modules`: the name's paths start with their module (`YuiApp.YuiLines.fail`), as the
+    /// demangler writes them; crash reports write them without (`YuiLines.fail`).
+    package static func simplifiedSwift(_ full: String, modules: Bool = true) -> String {
         let text = Array(full.utf8)
-        guard let simple = simplify(text, 0, text.count), !simple.isEmpty else { return full }
+        guard let simple = simplify(text, 0, text.count, modules: modules), !simple.isEmpty else { return full }
         return simple
     }
 
     /// The simplified form of the demangled name in `start..<end`, or `nil` when no path is left.
-    static func simplify(_ text: Bytes, _ start: Int, _ end: Int) -> String? {
+    static func simplify(_ text: Bytes, _ start: Int, _ end: Int, modules: Bool = true) -> String? {
         var start = start
         var end = end
         if let suffix = topLevelFind(unmangledSuffix, in: text, start, end) { end = suffix }  // `.resume.0`, `.cold.1`
@@ -30,15 +32,15 @@ extension SwiftNames {
             }
             if matches(text, start, end, reabstractionThunk) { return reabstractionThunkName }
             if matches(text, start, end, protocolWitness) {
-                return witness(text, start + protocolWitness.count, end)
+                return witness(text, start + protocolWitness.count, end, modules: modules)
             }
             if let prefix = conformancePrefixes.first(where: { matches(text, start, end, $0) }) {
-                return conformingType(text, start + prefix.count, end)
+                return conformingType(text, start + prefix.count, end, modules: modules)
             }
             if let prefix = nestedConformancePrefixes.first(where: { matches(text, start, end, $0) }) {
                 let rest = start + prefix.count
                 guard let found = topLevelFind(inWord, in: text, rest, end) else { return nil }
-                return conformingType(text, found + inWord.count, end)
+                return conformingType(text, found + inWord.count, end, modules: modules)
             }
             // `vtable thunk for Base.f dispatching to Derived.f`: the thunk serves `Derived.f`.
             if matches(text, start, end, vtableThunk) {
@@ -73,31 +75,31 @@ extension SwiftNames {
             }
             break
         }
-        return contextChain(text, start, end)
+        return contextChain(text, start, end, modules: modules)
     }
 
     /// `protocol witness for Swift.Hashable.hash(into:) in conformance Foo.Bar : Swift.Hashable in Foo`
     /// runs `Bar`'s `hash`: the conforming type and the requirement's member.
-    static func witness(_ text: Bytes, _ start: Int, _ end: Int) -> String? {
-        guard let split = topLevelFind(inConformance, in: text, start, end) else { return simplify(text, start, end) }
+    static func witness(_ text: Bytes, _ start: Int, _ end: Int, modules: Bool = true) -> String? {
+        guard let split = topLevelFind(inConformance, in: text, start, end) else { return simplify(text, start, end, modules: modules) }
         var requirementStart = start
         while let modifier = modifiers.first(where: { matches(text, requirementStart, split, $0) }) {
             requirementStart += modifier.count
         }
-        let requirement = path(text, requirementStart, split, hasModule: true)
-        guard let member = requirement.last, requirement.count >= 2 else { return simplify(text, start, split) }
-        guard let type = conformingType(text, split + inConformance.count, end) else { return member }
+        let requirement = path(text, requirementStart, split, hasModule: modules)
+        guard let member = requirement.last, requirement.count >= 2 else { return simplify(text, start, split, modules: modules) }
+        guard let type = conformingType(text, split + inConformance.count, end, modules: modules) else { return member }
         return type + "." + member
     }
 
     /// `T : P in M` → `T` simplified (`<A where ...> Foo.Bar<A> : P in M` → `Bar`).
-    static func conformingType(_ text: Bytes, _ start: Int, _ end: Int) -> String? {
+    static func conformingType(_ text: Bytes, _ start: Int, _ end: Int, modules: Bool = true) -> String? {
         var start = start
         let typeEnd = lastTopLevelFind(typeSeparator, in: text, start, end) ?? end
         if start < typeEnd, text[start] == UInt8(ascii: "<") {  // a conditional conformance's requirements
             start = skipGroup(text, from: start, typeEnd)
         }
-        return simplify(text, start, typeEnd)
+        return simplify(text, start, typeEnd, modules: modules)
     }
 
     /// A name with its contexts, `A in B in C`: closures (`closure #1 (...) in`), local functions
@@ -106,7 +108,7 @@ extension SwiftNames {
     /// outermost path as members of the function they are declared in
     /// (`SceneKitToolSpec.constructTasks.lookup`): their own names (`lookup`, `Visitor`, `C`) are too
     /// common to stand alone. Closures collapse into one leading `closure in`.
-    static func contextChain(_ text: Bytes, _ start: Int, _ end: Int) -> String? {
+    static func contextChain(_ text: Bytes, _ start: Int, _ end: Int, modules: Bool = true) -> String? {
         var closure = false
         var inner: [String] = []  // innermost first
         var index = start
@@ -137,7 +139,7 @@ extension SwiftNames {
         }
         // The outermost context may itself be wrapped (`closure #1 in static Foo.bar`,
         // `implicit closure #1 in default argument 0 of Foo.bar`); without contexts it is the path.
-        guard var outermost = index > start ? simplify(text, index, end) : pathName(text, index, end) else {
+        guard var outermost = index > start ? simplify(text, index, end, modules: modules) : pathName(text, index, end, modules: modules) else {
             return inner.isEmpty ? nil : (closure ? "closure in " : "") + inner.reversed().joined(separator: ".")
         }
         if outermost.hasPrefix("closure in ") {
@@ -186,8 +188,8 @@ extension SwiftNames {
     }
 
     /// `Module.Type.member(...)` → `Type.member`, or `nil` when no path is there.
-    static func pathName(_ text: Bytes, _ start: Int, _ end: Int) -> String? {
-        let components = path(text, start, end, hasModule: true)
+    static func pathName(_ text: Bytes, _ start: Int, _ end: Int, modules: Bool = true) -> String? {
+        let components = path(text, start, end, hasModule: modules)
         return components.isEmpty ? nil : components.joined(separator: ".")
     }
 

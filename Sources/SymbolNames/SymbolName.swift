@@ -92,7 +92,20 @@ public enum SymbolName {
         if isMangled(full) { return simplifiedName(full) }  // some tools leave names mangled
         if full.hasPrefix("-[") || full.hasPrefix("+[") { return full }
         if full.contains("::") { return SwiftNames.simplifiedCxx(full) }
-        if full.contains(".") || full.contains(" in ") { return SwiftNames.simplifiedSwift(full) }
+        // A C name with a compiler's suffix (`__TCCAccessRequest_block_invoke.231`, `foo.cold.1`)
+        // is not a Swift path: its dots number copies of one function.
+        let parts = full.split(separator: ".")
+        let suffixes: Set<Substring> = ["cold", "part", "isra", "constprop", "llvm", "lto_priv"]
+        if !full.contains(" "), !full.contains("("),
+            parts.dropFirst().allSatisfy({ part in part.allSatisfy(\.isNumber) || suffixes.contains(part) })
+        {
+            return full
+        }
+        if full.contains(".") || full.contains(" in ") {
+            // Apple writes Swift names without their module (`DataSettingsView.factoryReset()`).
+            let simplified = SwiftNames.simplifiedSwift(full, modules: false)
+            return simplified.isEmpty || simplified.allSatisfy(\.isNumber) ? full : simplified
+        }
         return full
     }
 

@@ -163,8 +163,7 @@ public enum CrashReportForm: Sendable {
             let after = text.dropFirst(key.count)
             if after.first == ":" || (key == "Translated Report" && after.first == " ") { return .text }
         }
-        if CrashTextLines.isThreadStart(Substring(text)) || text.hasPrefix("Binary Images:") || text.hasPrefix("Last Exception Backtrace:")
-        {
+        if CrashTextLines.isThreadStart(Substring(text)) || text.hasPrefix("Binary Images:") || text.hasPrefix("Last Exception Backtrace:") {
             return .fragment
         }
         return nil

@@ -20,9 +20,11 @@ enum CrashTextLines {
         else { return nil }
         var frame = FrameLine(imageName: words[1..<addressAt].joined(separator: " "), address: address)
         let rest = Array(words[(addressAt + 1)...])
-        if rest.count == 3, rest[1] == "+", rest[0].hasPrefix("0x") {
-            // `0x102a14000 + 32940`; a base or an offset past 2^64 − 1 says nothing.
-            if let base = number(rest[0]), let offset = UInt64(rest[2]) { frame.baseAndOffset = (base, offset) }
+        if rest.count >= 3, rest[1] == "+", rest[0].hasPrefix("0x") {
+            // `0x102a14000 + 32940`; a base or an offset past 2^64 − 1 says nothing. Jailbreak
+            // symbolicators add the name as a comment: `0x189622000 + 0x77354 // -[A b] + 0x824`.
+            if let base = number(rest[0]), let offset = number(rest[2]) { frame.baseAndOffset = (base, offset) }
+            if rest.count > 4, rest[3] == "//" { frame.name = reportName(Array(rest[4...])) }
             return frame
         }
         frame.name = reportName(rest)
@@ -55,7 +57,7 @@ enum CrashTextLines {
             }
         }
         var location: UInt64?
-        if words.count >= 3, words[words.count - 2] == "+", let value = UInt64(words[words.count - 1]) {
+        if words.count >= 3, words[words.count - 2] == "+", let value = number(words[words.count - 1]) {
             location = value
             words.removeLast(2)
         }

@@ -82,10 +82,12 @@ enum CrashTextReader {
         var crashedNumber: Int?
         var section = Section.header
         var sawBody = false
+        var systemModel: String?
         for rawLine in lines {
             let line = rawLine.trimmingSpaces.isEmpty ? "" : rawLine
             if line.trimmingSpaces == "Full Report" { break }  // the `.ips` under a translated report
-            if line.hasPrefix("Binary Images:") {
+            // `Binary Images:`; tools that sort them write `Binary Images (Other):` and the like.
+            if line.hasPrefix("Binary Images"), line.trimmingSpaces.hasSuffix(":") {
                 section = .images
                 sawBody = true
                 continue
@@ -104,6 +106,11 @@ enum CrashTextReader {
             if line.hasPrefix("Thread ") || line.hasPrefix("Application Specific") || line.hasPrefix("Filtered syslog") {
                 section = .other
                 continue
+            }
+            // macOS before 12 names the Mac in the system profile after the images:
+            // `Model: iMac15,1, BootROM IM151.0216.B00, 4 processors, …`.
+            if sawBody, systemModel == nil, line.hasPrefix("Model: ") {
+                systemModel = line.dropFirst("Model: ".count).components(separatedBy: ", ").first.map { String($0) }
             }
             switch section {
             case .images:
@@ -134,6 +141,7 @@ enum CrashTextReader {
             if values[key] == nil { values[key] = line[line.index(after: colon)...].trimmingSpaces }
         }
         readHeader(values, into: &report, crashedNumber: &crashedNumber)
+        report.modelCode = report.modelCode ?? systemModel
         if let header { apply(header, to: &report) }
         if let text = values["Version"], report.buildVersion == nil || report.appVersion == nil {
             readVersion(text, into: &report, place: place, problem: problem)

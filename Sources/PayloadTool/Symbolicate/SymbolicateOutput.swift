@@ -165,7 +165,9 @@ enum SymbolicateOutput {
 
     /// One source frame's text (`appendFrameText`), the frame lent rather than copied.
     private static func appendSourceText(_ source: SourceFrame, of frame: SymbolicatedFrame, names: Names, into out: inout some ByteSink) {
-        var name = names.of(source)
+        // A crash report's own name is printed as the report has it (`closure #1 in
+        // ContentView.body.getter`), as Apple's tools print it; its simplified form is top's.
+        var name = frame.status == .report ? source.function : names.of(source)
         name.withUTF8 { name in
             withUTF8(source.file) { file in
                 appendFrameText(
