@@ -11,7 +11,7 @@ public enum PayloadTool {
 
     /// The version of the JSON that `--json` writes (symbolicate, top, dsyms, report): raised with
     /// every change a reader of the old one could trip on (docs/command-line.md, "JSON format").
-    public static let jsonFormatVersion = 2
+    public static let jsonFormatVersion = 3
 
     /// Runs one command line. `arguments` excludes the program name.
     public static func run(

@@ -1,0 +1,213 @@
+import PayloadDecode
+import StackSymbolize
+
+/// `symbolicate`'s text output over rows: each stack's lines written once from its batch's
+/// answers as bytes, kept for later batches' rows of the same stack; stacks with a frame a crash
+/// report names go frame by frame, so the report's names are kept where no debug file answers.
+extension StackRun {
+    /// Where a text batch's row finds the lines of its frames.
+    enum StackLines {
+        /// No build folder or debug files: every frame is `image + offset`.
+        case unanswered
+        /// Written for an earlier row of the same stack.
+        case seen([UInt8])
+        /// Stack `stack` of `textAnswers[batch]`.
+        case answered(batch: Int, stack: Int)
+        /// A frame of it is named by a crash report: answered frame by frame (`namedStackLines`).
+        case named
+    }
+
+    /// `flush` for text output: each folder's new stacks in one `symbolicateForText` batch, each
+    /// stack's lines written once from its answers' bytes and, unless this is the last batch
+    /// (`keepingStacks` false), kept for later batches' rows of the stack.
+    mutating func flushText(
+        symbolizerOfRow: [BuildSymbolizer?], folderOfRow: [String?], rowsOfFolder: [String: [Int]], folderOrder: [String],
+        keepingStacks: Bool, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
+    ) -> [StackTextAnswers] {
+        var lines = [StackLines](repeating: .unanswered, count: pending.count)
+        // Stacks with a frame a crash report names go frame by frame; none when no report was read.
+        if !frameNames.isEmpty {
+            for (position, entry) in pending.enumerated()
+            where entry.stack.contains(where: { frameNames.names(uuid: $0.uuid, offset: $0.offset) != nil }) {
+                lines[position] = .named
+            }
+        }
+        var batches: [StackTextAnswers] = []
+        for folder in folderOrder {
+            let symbolizer = symbolizerOfRow[rowsOfFolder[folder]![0]]!
+            // Stacks an earlier row answered are taken as they were written; only the others are looked up.
+            var positions: [Int] = []
+            var firstOfStack: [StackKey: Int] = [:]
+            firstOfStack.reserveCapacity(rowsOfFolder[folder]!.count)
+            for position in rowsOfFolder[folder]! {
+                if case .named = lines[position] { continue }
+                if let known = seenStackLines[folder]?[StackKey(pending[position].stack)] {
+                    lines[position] = .seen(known)
+                } else if let first = firstOfStack[StackKey(pending[position].stack)], case .answered(_, let stack) = lines[first] {
+                    lines[position] = .answered(batch: batches.count, stack: stack)
+                } else {
+                    firstOfStack[StackKey(pending[position].stack)] = position
+                    lines[position] = .answered(batch: batches.count, stack: positions.count)
+                    positions.append(position)
+                }
+            }
+            guard !positions.isEmpty else { continue }
+            batches.append(symbolizer.symbolicateForText(stacks: positions.map { SymbolicateStacks.requests(pending[$0].stack) }))
+            for warning in symbolizer.takeWarnings() { stderr.write("warning: \(warning)\n") }
+        }
+        // Each new stack's lines, written once for all its rows in the batch.
+        var rendered = batches.map { [[UInt8]?](repeating: nil, count: $0.places.count) }
+        // The output goes out in pieces of 64 kB, not a String made and written per stack.
+        var out: [UInt8] = []
+        out.reserveCapacity(1 << 17)
+        for (position, entry) in pending.enumerated() {
+            var bytes: [UInt8]
+            switch lines[position] {
+            case .seen(let known):
+                bytes = known
+            case .unanswered:
+                bytes = []
+                for (index, frame) in entry.stack.enumerated() { appendMissingLine(frame, index: index, into: &bytes) }
+            case .named:
+                bytes = namedStackLines(entry, symbolizer: symbolizerOfRow[position], folder: folderOfRow[position], stderr: &stderr)
+            case .answered(let batch, let stack):
+                if let known = rendered[batch][stack] {
+                    bytes = known
+                    break
+                }
+                let answers = batches[batch]
+                let places = answers.places[stack]
+                // Each missing debug file is named once, where its first frame is written.
+                for (frame, place) in zip(entry.stack, places) where place == .missingDebugFile {
+                    let uuid = frame.uuid ?? "(none)"
+                    if reportedMissing.insert(uuid).inserted {
+                        let place = folderOfRow[position] ?? build ?? String(entry.build)
+                        var message = "warning: no debug file for UUID \(uuid) (image \(frame.image ?? "?")) in \(place)"
+                        if let failure = symbolizerOfRow[position]?.openFailure(uuid: uuid) { message += ": \(failure)" }
+                        stderr.write(message + "\n")
+                    }
+                }
+                bytes = stackLines(entry.stack, places: places, answers: answers)
+                rendered[batch][stack] = bytes
+                if keepingStacks, let folder = folderOfRow[position], seenStackCount < TopRanking.seenStacksKept {
+                    if seenStackLines[folder] == nil {
+                        seenStackLines[folder] = Dictionary(minimumCapacity: Swift.min(pending.count, TopRanking.seenStacksKept))
+                    }
+                    if seenStackLines[folder]!.updateValue(bytes, forKey: StackKey(entry.stack)) == nil { seenStackCount += 1 }
+                }
+            }
+            appendHeader(entry, into: &out)
+            out.append(contentsOf: bytes)
+            stackCount += 1
+            if out.count >= 1 << 16 {
+                stdout.write(String(decoding: out, as: UTF8.self))
+                out.removeAll(keepingCapacity: true)
+            }
+        }
+        if !out.isEmpty { stdout.write(String(decoding: out, as: UTF8.self)) }
+        return batches
+    }
+
+    /// A stack's line in text output: `name row-key build N (period start)`, after a blank line
+    /// from the stack before; a crash names what ended it where the payload says
+    /// (`crash ... : EXC_BAD_ACCESS (SIGSEGV)`).
+    private func appendHeader(_ row: PendingStack, into out: inout [UInt8]) {
+        if stackCount > 0 { out.append(UInt8(ascii: "\n")) }
+        out.append(contentsOf: row.name.utf8)
+        out.append(UInt8(ascii: " "))
+        out.append(contentsOf: row.rowKey.utf8)
+        out.append(contentsOf: " build ".utf8)
+        SymbolicateOutput.appendDecimal(UInt64(bitPattern: Int64(row.build)), signed: true, into: &out)
+        out.append(contentsOf: " (".utf8)
+        out.append(contentsOf: row.periodStart.utf8)
+        out.append(UInt8(ascii: ")"))
+        if let cause = row.cause {
+            out.append(contentsOf: ": ".utf8)
+            out.append(contentsOf: cause.description.utf8)
+        }
+        out.append(UInt8(ascii: "\n"))
+    }
+
+    /// Each image name's text column, made once.
+    private mutating func imageColumn(_ image: String) -> [UInt8] {
+        if let known = imageColumns[image] { return known }
+        let column = SymbolicateOutput.imageColumn(image)
+        imageColumns[image] = column
+        return column
+    }
+
+    /// The lines of `stack`'s frames from their answers' bytes. The address column is the frame's
+    /// offset into its image as the row gives it, on every frame: named or not, return address or
+    /// not (docs/command-line.md).
+    private mutating func stackLines(_ stack: [StackFrame], places: [StackTextAnswers.Place], answers: StackTextAnswers) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var lineEnds: [Int] = []
+        var currentImage: (name: String, column: [UInt8])?
+        var index = 0
+        while index < stack.count {
+            guard case .answer(let file, _) = places[index] else {
+                appendMissingLine(stack[index], index: index, into: &bytes)
+                index += 1
+                continue
+            }
+            // A run of frames answered by one debug file (most stacks are one run) is written with
+            // its answers' bytes taken once: taking them for every frame retained five arrays each.
+            var end = index + 1
+            while end < stack.count, case .answer(let next, _) = places[end], next == file { end += 1 }
+            let direct = answers.files[Int(file)]
+            direct.frames.withUnsafeBufferPointer { frames in
+                direct.text.withUnsafeBytes { text in
+                    for position in index..<end {
+                        guard case .answer(_, let slot) = places[position] else { continue }
+                        let frame = stack[position]
+                        let image = frame.image ?? "???"
+                        if currentImage?.name != image { currentImage = (image, imageColumn(image)) }
+                        SymbolicateOutput.appendTextLines(
+                            imageColumn: currentImage!.column, image: image, address: frame.offset, offset: frame.offset,
+                            answer: direct.answers[Int(slot)], frames: frames, text: text, indexColumn: position, into: &bytes,
+                            lineEnds: &lineEnds)
+                    }
+                }
+            }
+            index = end
+        }
+        return bytes
+    }
+
+    /// The lines of a stack with a frame a crash report names: its answers from the build's
+    /// debug files (if any), the report's names where none answers, each frame written from its
+    /// answer (as `--format text` writes a report's threads).
+    private mutating func namedStackLines(
+        _ entry: PendingStack, symbolizer: BuildSymbolizer?, folder: String?, stderr: inout some TextOutputStream
+    ) -> [UInt8] {
+        let requests = SymbolicateStacks.requests(entry.stack)
+        var answers =
+            symbolizer?.symbolicate(stacks: [requests]).first
+            ?? requests.map { SymbolicatedFrame(request: $0, status: .missingDebugFile, lookupAddress: nil, debugFile: nil, frames: []) }
+        if let symbolizer { for warning in symbolizer.takeWarnings() { stderr.write("warning: \(warning)\n") } }
+        frameNames.fill(&answers)
+        var bytes: [UInt8] = []
+        var lineEnds: [Int] = []
+        for (index, answer) in answers.enumerated() {
+            if answer.status == .missingDebugFile, symbolizer != nil, reportedMissing.insert(answer.request.uuid ?? "(none)").inserted {
+                let place = folder ?? build ?? String(entry.build)
+                stderr.write(
+                    "warning: no debug file for UUID \(answer.request.uuid ?? "(none)") (image \(answer.request.image ?? "?")) in \(place)\n")
+            }
+            let image = answer.request.image ?? "???"
+            SymbolicateOutput.appendTextLines(
+                imageColumn: imageColumn(image), image: image, address: answer.request.offset, frame: answer, indexColumn: index,
+                into: &bytes, lineEnds: &lineEnds)
+        }
+        return bytes
+    }
+
+    /// The line of a frame no debug file answered.
+    private mutating func appendMissingLine(_ frame: StackFrame, index: Int, into bytes: inout [UInt8]) {
+        var lineEnds: [Int] = []
+        let image = frame.image ?? "???"
+        SymbolicateOutput.appendMissingDebugFileLine(
+            imageColumn: imageColumn(image), image: image, address: frame.offset, uuid: frame.uuid ?? "(none)", indexColumn: index,
+            into: &bytes, lineEnds: &lineEnds)
+    }
+}
