@@ -13,10 +13,11 @@ private let names = ReportFrameNames()
 @_cdecl("LLVMFuzzerTestOneInput")
 public func crashReportFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: data, count: size)
+    // Both details: the full report (`symbolicate`) and what a row needs (`rows`).
     #if FUZZ_TEXT_READER
-    let readings = [CrashTextReader.read(bytes, problem: { _ in })]
+    let readings = [CrashTextReader.read(bytes, problem: { _ in }), CrashTextReader.read(bytes, detail: .row, problem: { _ in })]
     #else
-    var readings = [IPSReader.read(bytes, parser: parser, problem: { _ in })]
+    var readings = [IPSReader.read(bytes, parser: parser, problem: { _ in }), IPSReader.read(bytes, parser: parser, detail: .row, problem: { _ in })]
     if let (_, reports, _) = CrashReports.read(bytes, fileName: "fuzz") { readings.append(reports) }
     #endif
     for reports in readings {

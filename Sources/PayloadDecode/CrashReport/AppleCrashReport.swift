@@ -156,15 +156,17 @@ public enum CrashReportForm: Sendable {
         if rest.first == UInt8(ascii: "{") {
             return contains(rest, "\"bug_type\"") ? .ips : nil
         }
+        if CrashTextLines.isThreadStart(rest[...]) || CrashTextLines.hasPrefix(rest[...], "Binary Images:")
+            || CrashTextLines.hasPrefix(rest[...], "Last Exception Backtrace:")
+        {
+            return .fragment
+        }
         let text = String(decoding: rest.prefix(64), as: UTF8.self)
         // `-------------------------------------` over `Translated Report (Full Report Below)`.
         if text.count >= 8, text.allSatisfy({ $0 == "-" || $0 == "\r" }) { return .text }
         for key in headerKeys where text.hasPrefix(key) {
             let after = text.dropFirst(key.count)
             if after.first == ":" || (key == "Translated Report" && after.first == " ") { return .text }
-        }
-        if CrashTextLines.isThreadStart(Substring(text)) || text.hasPrefix("Binary Images:") || text.hasPrefix("Last Exception Backtrace:") {
-            return .fragment
         }
         return nil
     }
@@ -209,11 +211,12 @@ public enum CrashReports {
 
     /// The reports of `bytes` in `form`, each problem handed to `problem`.
     static func read(
-        _ bytes: UnsafeRawBufferPointer, form: CrashReportForm, parser: JSONParser, problem: (IPSReader.Problem) -> Void
+        _ bytes: UnsafeRawBufferPointer, form: CrashReportForm, parser: JSONParser, detail: CrashReportDetail = .full,
+        problem: (IPSReader.Problem) -> Void
     ) -> [AppleCrashReport] {
         switch form {
-        case .ips: return IPSReader.read(bytes, parser: parser, problem: problem)
-        case .text: return CrashTextReader.read(bytes, problem: problem)
+        case .ips: return IPSReader.read(bytes, parser: parser, detail: detail, problem: problem)
+        case .text: return CrashTextReader.read(bytes, detail: detail, problem: problem)
         case .fragment:
             problem((.error, "", fragmentMessage))
             return []

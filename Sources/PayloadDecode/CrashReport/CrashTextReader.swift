@@ -11,50 +11,76 @@ enum CrashTextReader {
         var appVersion, buildVersion, bundleID, osVersion, timestamp: String?
     }
 
-    static func read(_ bytes: UnsafeRawBufferPointer, problem: (IPSReader.Problem) -> Void) -> [AppleCrashReport] {
-        let text = String(decoding: bytes, as: UTF8.self)
+    static func read(
+        _ bytes: UnsafeRawBufferPointer, detail: CrashReportDetail = .full, problem: (IPSReader.Problem) -> Void
+    ) -> [AppleCrashReport] {
         var reports: [AppleCrashReport] = []
-        var lines: [Substring] = []
+        var lines: [TextBytes] = []
         var hasIncident = false
         var hasBody = false
         var number = 0
         func finish() {
             defer {
-                lines = []
+                lines.removeAll(keepingCapacity: true)
                 hasIncident = false
                 hasBody = false
             }
-            guard lines.contains(where: { !$0.trimmingSpaces.isEmpty }) else { return }
+            guard lines.contains(where: { !CrashTextLines.trimmed($0).isEmpty }) else { return }
             number += 1
-            if var report = report(lines[...], position: number, header: nil, problem: problem) {
+            if var report = report(lines[...], position: number, header: nil, detail: detail, problem: problem) {
                 report.digest = digest(of: lines)
                 reports.append(report)
             }
         }
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let line = line.hasSuffix("\r") ? line.dropLast() : line
+        forEachLine(bytes[...]) { line in
             // A new report: another `Incident Identifier:`, or a report's first header line after
             // the threads or images of the one before.
-            if line.hasPrefix("Incident Identifier:") {
+            if CrashTextLines.hasPrefix(line, "Incident Identifier:") {
                 if hasIncident || hasBody { finish() }
                 hasIncident = true
-            } else if hasBody, line.hasPrefix("Process:") || line.hasPrefix("Hardware Model:") || line.hasPrefix("Translated Report") {
+            } else if hasBody,
+                CrashTextLines.hasPrefix(line, "Process:") || CrashTextLines.hasPrefix(line, "Hardware Model:")
+                    || CrashTextLines.hasPrefix(line, "Translated Report")
+            {
                 finish()
             }
-            if CrashTextLines.isThreadStart(line) || line.hasPrefix("Binary Images:") { hasBody = true }
+            if CrashTextLines.hasPrefix(line, "Binary Images") || CrashTextLines.isThreadStart(line) { hasBody = true }
             lines.append(line)
         }
         finish()
         return reports
     }
 
-    /// The SHA-1 of a report's lines: blank lines at the end are not the report's, so the same
-    /// report last in a file or followed by another has the same key.
-    static func digest(of lines: [Substring]) -> [UInt8] {
+    /// Each line of `bytes`, without its `\n` and a `\r` before it.
+    static func forEachLine(_ bytes: TextBytes, _ body: (TextBytes) -> Void) {
+        var start = bytes.startIndex
+        while start <= bytes.endIndex {
+            let end = CrashTextLines.find(0x0a, in: bytes, from: start)
+            var line = bytes[start..<end]
+            if line.last == 0x0d { line = line.dropLast() }
+            if end == bytes.endIndex, line.isEmpty, start > bytes.startIndex { break }
+            body(line)
+            start = end + 1
+        }
+    }
+
+    /// The SHA-1 of a report's lines, each without its `\r`, joined by `\n`: blank lines at the end
+    /// are not the report's, so the same report last in a file or followed by another has the same
+    /// key.
+    static func digest(of lines: [TextBytes]) -> [UInt8] {
         var kept = lines[...]
-        while let last = kept.last, last.trimmingSpaces.isEmpty { kept = kept.dropLast() }
+        while let last = kept.last, CrashTextLines.trimmed(last).isEmpty { kept = kept.dropLast() }
         var digest = SHA1()
-        digest.update(Array(kept.joined(separator: "\n").utf8))
+        guard let first = kept.first, let last = kept.last else { return digest.finish() }
+        let whole = first.base[first.startIndex..<last.endIndex]
+        if CrashTextLines.find(0x0d, in: whole, from: whole.startIndex) == whole.endIndex {
+            digest.update(UnsafeRawBufferPointer(rebasing: whole))
+        } else {
+            for (index, line) in kept.enumerated() {
+                if index > 0 { digest.update([0x0a]) }
+                digest.update(UnsafeRawBufferPointer(rebasing: line))
+            }
+        }
         return digest.finish()
     }
 
@@ -70,75 +96,92 @@ enum CrashTextReader {
 
     /// One report from its lines (the digest is the caller's: an `.ips`'s covers its header too).
     static func report(
-        _ lines: ArraySlice<Substring>, position: Int, header: HeaderValues?, problem: (IPSReader.Problem) -> Void
+        _ lines: ArraySlice<TextBytes>, position: Int, header: HeaderValues?, detail: CrashReportDetail = .full,
+        problem: (IPSReader.Problem) -> Void
     ) -> AppleCrashReport? {
         let place = "report \(position)"
         var report = AppleCrashReport(
             position: position, bugType: "crash", appVersion: nil, buildVersion: nil, bundleID: nil, osVersion: nil,
             modelCode: nil, time: nil, exceptionType: nil, signal: nil, terminationNamespace: nil, terminationCode: nil,
             threads: [], images: [], digest: [])
-        var values: [Substring: Substring] = [:]
+        var values: [String: String] = [:]
         var frames: [PendingFrame] = []
+        var imageLines: [TextBytes] = []
         var crashedNumber: Int?
         var section = Section.header
         var sawBody = false
         var systemModel: String?
-        for rawLine in lines {
-            let line = rawLine.trimmingSpaces.isEmpty ? "" : rawLine
-            if line.trimmingSpaces == "Full Report" { break }  // the `.ips` under a translated report
+        var words: [TextBytes] = []
+        words.reserveCapacity(32)
+        let names = detail == .full
+        for line in lines {
+            let isBlank = CrashTextLines.trimmed(line).isEmpty
+            if CrashTextLines.equals(CrashTextLines.trimmed(line), "Full Report") { break }  // the `.ips` under a translated report
             // `Binary Images:`; tools that sort them write `Binary Images (Other):` and the like.
-            if line.hasPrefix("Binary Images"), line.trimmingSpaces.hasSuffix(":") {
+            if CrashTextLines.hasPrefix(line, "Binary Images"), CrashTextLines.trimmed(line).last == UInt8(ascii: ":") {
                 section = .images
                 sawBody = true
                 continue
             }
-            if line.hasPrefix("Last Exception Backtrace:") {
+            if CrashTextLines.hasPrefix(line, "Last Exception Backtrace:") {
                 section = .exception
                 sawBody = true
                 continue
             }
             if let (number, crashed) = CrashTextLines.threadStart(line) {
+                if crashedNumber == nil, !sawBody, let text = values["Triggered by Thread"] ?? values["Crashed Thread"] {
+                    crashedNumber = Int(text.prefix(while: \.isNumber).prefix(9))
+                }
                 report.threads.append(AppleCrashReport.Thread(number: number, frames: [], crashed: crashed))
-                section = .thread(report.threads.count - 1)
+                // A row keeps the crashed thread: the others' frames are read only for the full report.
+                let isRowThread = crashed || number == crashedNumber || report.threads.count == 1
+                section = names || isRowThread ? .thread(report.threads.count - 1) : .other
                 sawBody = true
                 continue
             }
-            if line.hasPrefix("Thread ") || line.hasPrefix("Application Specific") || line.hasPrefix("Filtered syslog") {
+            if CrashTextLines.hasPrefix(line, "Thread ") || CrashTextLines.hasPrefix(line, "Application Specific")
+                || CrashTextLines.hasPrefix(line, "Filtered syslog")
+            {
                 section = .other
                 continue
             }
-            // macOS before 12 names the Mac in the system profile after the images:
-            // `Model: iMac15,1, BootROM IM151.0216.B00, 4 processors, …`.
-            if sawBody, systemModel == nil, line.hasPrefix("Model: ") {
-                systemModel = line.dropFirst("Model: ".count).components(separatedBy: ", ").first.map { String($0) }
-            }
             switch section {
             case .images:
-                if let image = CrashTextLines.binaryImage(line) { report.images.append(image) }
-                continue
+                if !isBlank { imageLines.append(line) }
             case .thread(let thread):
-                if let frame = CrashTextLines.frameLine(line) {
+                if let frame = CrashTextLines.frameLine(line, words: &words, names: names) {
                     frames.append(PendingFrame(thread: thread, line: frame))
-                } else if line.isEmpty {
+                } else if isBlank {
                     section = .other
                 }
                 continue
             case .exception:
-                if let frame = CrashTextLines.frameLine(line) {
+                if let frame = CrashTextLines.frameLine(line, words: &words, names: names) {
                     frames.append(PendingFrame(thread: nil, line: frame))
-                } else if let addresses = CrashTextLines.addressList(line) {
-                    frames += addresses.map { PendingFrame(thread: nil, line: .init(imageName: "???", address: $0)) }
-                } else if line.isEmpty, frames.contains(where: { $0.thread == nil }) {
+                } else if let addresses = CrashTextLines.addressList(line, words: &words) {
+                    frames += addresses.map { PendingFrame(thread: nil, line: .init(imageName: line.prefix(0), address: $0)) }
+                } else if isBlank, frames.contains(where: { $0.thread == nil }) {
                     section = .other
                 }
                 continue
             case .header, .other:
                 break
             }
+            // macOS before 12 names the Mac in the system profile after the images:
+            // `Model: iMac15,1, BootROM IM151.0216.B00, 4 processors, …`.
+            if sawBody, systemModel == nil, CrashTextLines.hasPrefix(line, "Model: ") {
+                let value = line.dropFirst(7)
+                let end = (value.startIndex..<value.endIndex).first { value[$0] == 0x2c && $0 + 1 < value.endIndex && value[$0 + 1] == 0x20 }
+                systemModel = String(decoding: value[..<(end ?? value.endIndex)], as: UTF8.self)
+            }
             // Header lines come before the threads; a `key: value` later belongs to another section.
-            guard !sawBody, let colon = line.firstIndex(of: ":") else { continue }
-            let key = line[..<colon]
-            if values[key] == nil { values[key] = line[line.index(after: colon)...].trimmingSpaces }
+            guard !sawBody, let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex,
+                CrashTextLines.isHeaderKeyStart(line[line.startIndex])
+            else { continue }
+            let key = String(decoding: line[..<colon], as: UTF8.self)
+            if values[key] == nil {
+                values[key] = String(decoding: CrashTextLines.trimmed(line[(colon + 1)...]), as: UTF8.self)
+            }
         }
         readHeader(values, into: &report, crashedNumber: &crashedNumber)
         report.modelCode = report.modelCode ?? systemModel
@@ -146,10 +189,10 @@ enum CrashTextReader {
         if let text = values["Version"], report.buildVersion == nil || report.appVersion == nil {
             readVersion(text, into: &report, place: place, problem: problem)
         }
-        if report.images.isEmpty {
+        if imageLines.isEmpty {
             problem((.warning, place, "no Binary Images: section; frames have no image UUID"))
         }
-        placeFrames(frames, in: &report)
+        CrashTextFrames.place(frames.map { ($0.thread, $0.line) }, imageLines: imageLines, detail: detail, in: &report)
         for index in report.threads.indices where report.threads[index].number == crashedNumber {
             report.threads[index].crashed = true
         }
@@ -157,11 +200,11 @@ enum CrashTextReader {
     }
 
     /// The header's values the report keeps.
-    private static func readHeader(_ values: [Substring: Substring], into report: inout AppleCrashReport, crashedNumber: inout Int?) {
-        report.modelCode = values["Hardware Model"].map(String.init)
-        report.bundleID = values["Identifier"].map(String.init)
-        report.osVersion = values["OS Version"].map(String.init)
-        report.time = values["Date/Time"].flatMap { Timestamp.seconds(String($0), zone: TimeZone(secondsFromGMT: 0)!) }
+    private static func readHeader(_ values: [String: String], into report: inout AppleCrashReport, crashedNumber: inout Int?) {
+        report.modelCode = values["Hardware Model"]
+        report.bundleID = values["Identifier"]
+        report.osVersion = values["OS Version"]
+        report.time = values["Date/Time"].flatMap { Timestamp.seconds($0, zone: TimeZone(secondsFromGMT: 0)!) }
         if let value = values["Exception Type"] {
             // `EXC_BAD_ACCESS (SIGSEGV)`; old macOS reports: `SIGSEGV` alone.
             let parts = value.split(separator: " ")
@@ -178,16 +221,20 @@ enum CrashTextReader {
             // `FRONTBOARD 2343432205 <RBSTerminateContext| … code:0x8BADF00D …>`, `SIGNAL 11 Segmentation fault: 11`,
             // `Namespace SIGNAL, Code 0xb`
             let words = value.split(separator: " ").map { $0.hasSuffix(",") ? $0.dropLast() : $0 }
+            func code(_ word: Substring) -> UInt64? {
+                var text = String(word)
+                return text.withUTF8 { CrashTextLines.number(UnsafeRawBufferPointer($0)[...]) }
+            }
             if words.count >= 4, words[0] == "Namespace", words[2] == "Code" {
                 report.terminationNamespace = String(words[1])
-                report.terminationCode = CrashTextLines.number(words[3])
+                report.terminationCode = code(words[3])
             } else if words.count >= 2 {
                 report.terminationNamespace = String(words[0])
-                report.terminationCode = CrashTextLines.number(words[1])
+                report.terminationCode = code(words[1])
             }
         }
-        for key: Substring in ["Triggered by Thread", "Crashed Thread"] {
-            if let value = values[key], let number = Int(value.prefix(while: { $0.isASCII && $0.isNumber })) {
+        for key in ["Triggered by Thread", "Crashed Thread"] {
+            if let value = values[key], let number = Int(value.prefix(while: { $0.isASCII && $0.isNumber }).prefix(9)) {
                 crashedNumber = crashedNumber ?? number
             }
         }
@@ -207,7 +254,7 @@ enum CrashTextReader {
     /// One value (`4.21.1`, `512`): it is the version, and the build is taken from it by the
     /// store's rule (its integer part), with a warning (docs/crash-reports.md, "Build numbers").
     private static func readVersion(
-        _ text: Substring, into report: inout AppleCrashReport, place: String, problem: (IPSReader.Problem) -> Void
+        _ text: String, into report: inout AppleCrashReport, place: String, problem: (IPSReader.Problem) -> Void
     ) {
         let parts = text.split(separator: " ", maxSplits: 1)
         guard let first = parts.first.map(String.init) else { return }
@@ -234,51 +281,14 @@ enum CrashTextReader {
         else { return false }
         return major < 15
     }
+}
 
-    /// Each frame in its image: by the line's own `base + offset`, else the image whose range
-    /// holds the address; a frame in no image keeps its address as the offset, with no image.
-    /// Consecutive lines of one address marked `[inlined]` are one frame with an inline chain.
-    private static func placeFrames(_ frames: [PendingFrame], in report: inout AppleCrashReport) {
-        let placed = report.images.enumerated().filter { !$0.element.answersNothing }
-        var inlined: [AppleCrashReport.ReportName] = []
-        for (position, pending) in frames.enumerated() {
-            let line = pending.line
-            if let name = line.name, name.isInlined, position + 1 < frames.count, frames[position + 1].thread == pending.thread,
-                frames[position + 1].line.address == line.address
-            {
-                inlined.append(name)
-                continue
-            }
-            var imageIndex = placed.first { _, image in
-                guard let base = image.base, let size = image.size, line.address >= base else { return false }
-                return line.address - base < size
-            }?.offset
-            var offset = line.address
-            if let (base, lineOffset) = line.baseAndOffset {
-                if imageIndex == nil { imageIndex = placed.first { $0.element.base == base }?.offset }
-                // `0x0 + 0` on a `???` line says nothing: a frame in no image keeps its address.
-                if imageIndex != nil { offset = lineOffset }
-            } else if let index = imageIndex, let base = report.images[index].base {
-                offset = line.address - base
-            }
-            if imageIndex == nil, line.imageName != "???", !line.imageName.isEmpty {
-                // Named on its line but in no listed image: the name is kept, with no UUID.
-                if let known = report.images.firstIndex(where: { $0.name == line.imageName && $0.base == nil }) {
-                    imageIndex = known
-                } else {
-                    report.images.append(AppleCrashReport.Image(name: line.imageName))
-                    imageIndex = report.images.count - 1
-                }
-            }
-            var frame = AppleCrashReport.Frame(imageIndex: imageIndex, imageOffset: offset, address: line.address)
-            frame.names = inlined + (line.name.map { [$0] } ?? [])
-            frame.hasSymbol = !frame.names.isEmpty
-            inlined = []
-            if let thread = pending.thread {
-                report.threads[thread].frames.append(frame)
-            } else {
-                report.lastExceptionBacktrace.append(frame)
-            }
-        }
-    }
+/// How much of a report a reader keeps.
+public enum CrashReportDetail: Sendable {
+    /// Every thread's frames with the report's names, every image whole: what `symbolicate`
+    /// writes back and names frames from.
+    case full
+    /// What a row needs: the crashed thread's and the last exception backtrace's frames, the
+    /// images that hold them; no names. `rows` and `load` read this.
+    case row
 }

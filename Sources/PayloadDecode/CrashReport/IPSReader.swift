@@ -1,3 +1,4 @@
+import CPayloadKernels
 import Foundation
 
 /// Reads `.ips` crash reports: one or several of (a JSON header line, then a JSON body), as a
@@ -7,7 +8,9 @@ import Foundation
 enum IPSReader {
     typealias Problem = (severity: InputDiagnostic.Severity, place: String, message: String)
 
-    static func read(_ bytes: UnsafeRawBufferPointer, parser: JSONParser, problem: (Problem) -> Void) -> [AppleCrashReport] {
+    static func read(
+        _ bytes: UnsafeRawBufferPointer, parser: JSONParser, detail: CrashReportDetail = .full, problem: (Problem) -> Void
+    ) -> [AppleCrashReport] {
         var reports: [AppleCrashReport] = []
         var position = 0
         var number = 0
@@ -43,12 +46,12 @@ enum IPSReader {
                 let bodyEnd = nextHeaderLine(bytes, from: position)
                 var digest = SHA1()
                 digest.update(UnsafeRawBufferPointer(rebasing: bytes[headerStart..<bodyEnd]))
-                let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[position..<bodyEnd]), as: UTF8.self)
-                let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+                var lines: [TextBytes] = []
+                CrashTextReader.forEachLine(bytes[position..<bodyEnd]) { lines.append($0) }
                 let values = CrashTextReader.HeaderValues(
                     appVersion: fields.appVersion, buildVersion: fields.buildVersion, bundleID: fields.bundleID,
                     osVersion: fields.osVersion, timestamp: fields.timestamp)
-                if var report = CrashTextReader.report(lines[...], position: number, header: values, problem: problem) {
+                if var report = CrashTextReader.report(lines[...], position: number, header: values, detail: detail, problem: problem) {
                     report.bugType = bugType
                     report.digest = digest.finish()
                     reports.append(report)
@@ -71,7 +74,9 @@ enum IPSReader {
             }
             var digest = SHA1()
             digest.update(Array(UnsafeRawBufferPointer(rebasing: bytes[headerStart..<bodyEnd])))
-            if var report = convert(header: fields, body: body, bugType: bugType, digest: digest.finish(), place: place, problem: problem) {
+            if var report = convert(
+                header: fields, body: body, bugType: bugType, digest: digest.finish(), place: place, detail: detail, problem: problem)
+            {
                 report.position = number
                 // Frame ends are found in the body's bytes; the file's offsets are the body's plus its start.
                 for thread in report.threads.indices {
@@ -102,8 +107,12 @@ enum IPSReader {
         }
     }
 
+    /// `.row` reads the crashed thread's frames (and the first thread's, the crashed one when none
+    /// is marked) and the last exception backtrace, no names, and only the images those frames
+    /// lie in: a report has dozens of threads and hundreds of images, and a row keeps one stack.
     private static func convert(
-        header: HeaderFields, body: JSONDocument, bugType: String, digest: [UInt8], place: String, problem: (Problem) -> Void
+        header: HeaderFields, body: JSONDocument, bugType: String, digest: [UInt8], place: String, detail: CrashReportDetail,
+        problem: (Problem) -> Void
     ) -> AppleCrashReport? {
         let root = JSONDocument.root
         guard body.kind(root) == .object,
@@ -113,12 +122,13 @@ enum IPSReader {
             problem((.error, place, "bug_type \(InputText.quoted(bugType)) is not a report this reads: its body has no threads and usedImages"))
             return nil
         }
-        var images: [AppleCrashReport.Image] = []
-        for (index, node) in body.elements(imageList).enumerated() {
+        let imageNodes = body.elements(imageList)
+        var images = [AppleCrashReport.Image](repeating: AppleCrashReport.Image(), count: imageNodes.count)
+        func readImage(_ index: Int) {
+            let node = imageNodes[index]
             guard body.kind(node) == .object else {
-                images.append(AppleCrashReport.Image())
                 problem((.warning, "\(place), usedImages[\(index)]", "not an object; its frames have no image"))
-                continue
+                return
             }
             var image = AppleCrashReport.Image()
             image.name = text(body, node, "name")
@@ -129,8 +139,9 @@ enum IPSReader {
             image.base = unsigned(body, node, "base")
             image.size = unsigned(body, node, "size")
             image.arch = text(body, node, "arch")
-            images.append(image)
+            images[index] = image
         }
+        if detail == .full { for index in images.indices { readImage(index) } }
         let faulting = body.member(root, "faultingThread").flatMap { unsignedValue(body, $0) }
         var threads: [AppleCrashReport.Thread] = []
         for (threadIndex, node) in body.elements(threadList).enumerated() {
@@ -140,8 +151,10 @@ enum IPSReader {
             }
             let triggered = body.member(node, "triggered").flatMap { body.bool($0) } ?? false
             var frames: [AppleCrashReport.Frame] = []
-            if let frameList = body.member(node, "frames"), body.kind(frameList) == .array {
-                frames = readFrames(body, frameList, images: images, place: "\(place), threads[\(threadIndex)].frames", problem: problem)
+            let isRowThread = triggered || faulting == UInt64(threadIndex) || threadIndex == 0
+            if detail == .full || isRowThread, let frameList = body.member(node, "frames"), body.kind(frameList) == .array {
+                frames = readFrames(
+                    body, frameList, images: images, detail: detail, place: "\(place), threads[\(threadIndex)].frames", problem: problem)
             }
             threads.append(AppleCrashReport.Thread(number: threadIndex, frames: frames, crashed: triggered || faulting == UInt64(threadIndex)))
         }
@@ -164,7 +177,12 @@ enum IPSReader {
         }
         if let backtrace = body.member(root, "lastExceptionBacktrace"), body.kind(backtrace) == .array {
             report.lastExceptionBacktrace = readFrames(
-                body, backtrace, images: images, place: "\(place), lastExceptionBacktrace", problem: problem)
+                body, backtrace, images: images, detail: detail, place: "\(place), lastExceptionBacktrace", problem: problem)
+        }
+        if detail == .row {
+            var read = Set<Int>()
+            for index in report.rowFrames.compactMap(\.imageIndex) where read.insert(index).inserted { readImage(index) }
+            report.images = images
         }
         if let termination = body.member(root, "termination"), body.kind(termination) == .object {
             report.terminationNamespace = text(body, termination, "namespace")
@@ -177,9 +195,12 @@ enum IPSReader {
     /// report's names kept, and an inlined frame (`"inline": true`) folded into the frame after
     /// it when that one is at the same address, as its inline chain.
     private static func readFrames(
-        _ body: JSONDocument, _ frameList: Int, images: [AppleCrashReport.Image], place: String, problem: (Problem) -> Void
+        _ body: JSONDocument, _ frameList: Int, images: [AppleCrashReport.Image], detail: CrashReportDetail, place: String,
+        problem: (Problem) -> Void
     ) -> [AppleCrashReport.Frame] {
         var read: [AppleCrashReport.Frame] = []
+        // Whether each frame read is an inlined call with a name (`"inline": true`, `symbol`).
+        var isInlined: [Bool] = []
         let bodyBytes = UnsafeRawBufferPointer(start: body.base, count: body.count)
         for (frameIndex, frameNode) in body.elements(frameList).enumerated() {
             let framePlace = "\(place)[\(frameIndex)]"
@@ -197,12 +218,18 @@ enum IPSReader {
                 imageIndex = nil
             }
             var names: [AppleCrashReport.ReportName] = []
+            let inline = body.member(frameNode, "inline").flatMap { body.bool($0) } ?? false
+            isInlined.append(inline && body.hasMember(frameNode, "symbol"))
+            guard detail == .full else {
+                read.append(AppleCrashReport.Frame(imageIndex: imageIndex, imageOffset: offset))
+                continue
+            }
             if let symbol = text(body, frameNode, "symbol"), !symbol.isEmpty {
                 let line = unsigned(body, frameNode, "sourceLine").flatMap { $0 > 0 && $0 <= UInt64(Int32.max) ? Int($0) : nil }
                 names.append(
                     AppleCrashReport.ReportName(
                         symbol: symbol, location: unsigned(body, frameNode, "symbolLocation"), file: text(body, frameNode, "sourceFile"),
-                        line: line, isInlined: body.member(frameNode, "inline").flatMap { body.bool($0) } ?? false))
+                        line: line, isInlined: inline))
             }
             // The object's `}`: from its `{` (a container node's start), counting brackets.
             let objectEnd = endOfObject(bodyBytes, from: Int(body.nodes[frameNode].start)).map { $0 - 1 }
@@ -216,7 +243,7 @@ enum IPSReader {
         var frames: [AppleCrashReport.Frame] = []
         var inlined: [AppleCrashReport.ReportName] = []
         for (position, frame) in read.enumerated() {
-            if frame.names.first?.isInlined == true, position + 1 < read.count, read[position + 1].imageOffset == frame.imageOffset,
+            if isInlined[position], position + 1 < read.count, read[position + 1].imageOffset == frame.imageOffset,
                 read[position + 1].imageIndex == frame.imageIndex
             {
                 inlined += frame.names
@@ -235,8 +262,7 @@ enum IPSReader {
     private static func nextHeaderLine(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
         var lineStart = start
         while lineStart < bytes.count {
-            var lineEnd = lineStart
-            while lineEnd < bytes.count, bytes[lineEnd] != 0x0a { lineEnd += 1 }
+            let lineEnd = CrashTextLines.find(0x0a, in: bytes[...], from: lineStart)
             if lineStart > start, bytes[lineStart] == UInt8(ascii: "{"),
                 CrashReportForm.contains(UnsafeRawBufferPointer(rebasing: bytes[lineStart..<lineEnd]), "\"bug_type\"")
             {
@@ -276,6 +302,11 @@ enum IPSReader {
         var escaped = false
         var index = start
         while index < bytes.count {
+            if inString, !escaped, let base = bytes.baseAddress {
+                // A string's plain bytes at once (names and paths are most of a body's bytes).
+                index += yui_json_string_run(base.assumingMemoryBound(to: UInt8.self) + index, bytes.count - index)
+                guard index < bytes.count else { break }
+            }
             let c = bytes[index]
             if inString {
                 if escaped {

@@ -272,7 +272,8 @@ final class InputSession {
             if problem.severity == .error { self.failed = true }
             self.report(InputDiagnostic(severity: problem.severity, file: self.file, place: problem.place, message: problem.message))
         }
-        let reports = CrashReports.read(bytes, form: form, parser: parser, problem: problem)
+        // A row keeps one stack and no names: the rest of a report is read only when names are wanted.
+        let reports = CrashReports.read(bytes, form: form, parser: parser, detail: options.frameNames == nil ? .row : .full, problem: problem)
         for crashReport in reports {
             options.frameNames?.add(crashReport)
             guard
