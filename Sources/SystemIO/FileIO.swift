@@ -38,6 +38,26 @@ public enum FileIO {
         try SystemCall.valueOrErrno { open(path, O_RDONLY | O_CLOEXEC) }.get(path: path, action: "cannot open")
     }
 
+    /// The first `count` bytes of the regular file at `path` (fewer when it is shorter), or nil
+    /// when it is not a regular file or cannot be read: what tells a file's content before it is
+    /// read or replaced. Never blocks on a FIFO, never traps on a folder (Foundation's
+    /// `FileHandle.readData` does).
+    public static func head(of path: String, count: Int) -> [UInt8]? {
+        guard case .success(let status) = status(of: path, retryOnInterrupt: false), status.kind == .regular,
+            let descriptor = try? openForReading(path)
+        else { return nil }
+        defer { _ = close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let got = bytes.withUnsafeMutableBytes { read(descriptor, into: $0.baseAddress! + filled, count: count - filled) }
+            guard case .success(let n) = got else { return nil }
+            if n == 0 { break }
+            filled += n
+        }
+        return Array(bytes[0..<filled])
+    }
+
     /// Creates `path`, which must not exist, for writing (close-on-exec).
     public static func createNew(_ path: String, mode: mode_t, action: String = "cannot create") throws(FileError) -> Int32 {
         try SystemCall.valueOrErrno { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode) }.get(path: path, action: action)

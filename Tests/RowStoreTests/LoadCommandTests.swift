@@ -49,7 +49,7 @@ func readRows(_ path: String, user: String? = nil) -> (rows: [Row], diagnostics:
 
     @Test(arguments: [
         (["load", "samples/x.json"], "Missing expected argument '--db URL'."),
-        (["load", "--db", "postgresql:///x"], "Missing expected argument 'FILE ...'."),
+        (["load", "--db", "postgresql:///x"], "Missing input: give files or folders, '-' for standard input, or '--from-list FILE'."),
         (["load", "--db", "postgresql:///x", "--user", "me", "a.json"], "Invalid value 'me' for '--user': not a UUID"),
         (["load", "--db", "postgresql:///x", "--batch-size", "0", "a.json"], "The value '0' is invalid for '--batch-size N'"),
         (["load", "--db", "postgresql:///x", "--timezone", "Mars/Olympus", "a.json"], "Invalid value 'Mars/Olympus' for '--timezone'"),

@@ -72,6 +72,9 @@ final class InputSession {
     let report: (InputDiagnostic) -> Void
     let emit: (Row) -> Void
     private(set) var failed = false
+    /// The input was a zip, or (with `skipsOtherContent`) content that is no input: nothing was read.
+    private var isZip = false
+    private var isNotAnInput = false
     private let parser: JSONParser
     private let converter: PayloadConverter
 
@@ -84,6 +87,26 @@ final class InputSession {
         self.emit = emit
         parser = JSONParser(maxDepth: options.maxJSONDepth)
         converter = PayloadConverter(options: options, file: file)
+    }
+
+    var outcome: InputOutcome { isZip ? .zip : isNotAnInput ? .notAnInput : .read(succeeded: !failed) }
+
+    /// Whether `bytes` open as a zip does (`PK\3\4`; `PK\5\6` for an empty one).
+    static func isZip(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        bytes.count >= 4 && bytes[0] == 0x50 && bytes[1] == 0x4B && (bytes[2] == 3 && bytes[3] == 4 || bytes[2] == 5 && bytes[3] == 6)
+    }
+
+    /// Whether an input can start with `c`: JSON's `{` or `[`, a text report's letter or `-`.
+    private static func canStartAnInput(_ c: UInt8) -> Bool {
+        c == UInt8(ascii: "{") || c == UInt8(ascii: "[") || c == UInt8(ascii: "-") || (c | 0x20 >= 0x61 && c | 0x20 <= 0x7a)
+    }
+
+    /// With `skipsOtherContent`: whether `bytes`, whose first non-blank line is at `begin` (if any),
+    /// can be no input at all (neither JSON nor a crash report).
+    private func isOtherContent(_ bytes: UnsafeRawBufferPointer, firstLine: (Int, Int)?, crashReport: CrashReportForm?) -> Bool {
+        guard options.skipsOtherContent, crashReport == nil else { return false }
+        guard let (begin, _) = firstLine else { return true }
+        return bytes[begin] != UInt8(ascii: "{") && bytes[begin] != UInt8(ascii: "[")
     }
 
     private func fail(_ place: String, _ message: String) {
@@ -124,19 +147,41 @@ final class InputSession {
         // Read until the first non-blank line is complete, to decide the form.
         var firstLineRange: (Int, Int)?
         while true {
+            if Self.isZip(reader.unconsumed) {
+                isZip = true
+                return
+            }
             if let range = Self.firstLine(reader.unconsumed, complete: reader.atEnd) {
                 firstLineRange = range
                 break
+            }
+            // A file found in a folder that starts as no input can (a picture, `.DS_Store`), or
+            // whose first line runs on past 64 kB, is told at once, not read up to the line limit.
+            if options.skipsOtherContent,
+                let first = reader.unconsumed.first(where: { !Self.isWhitespace($0) }).map(Self.canStartAnInput),
+                !first
+                    || reader.count > 64 << 10
+            {
+                isNotAnInput = true
+                return
             }
             if reader.atEnd || reader.count > options.maxLineBytes { break }
             reader.readMore()
         }
         if let error = reader.readError { return fail("", "cannot read: \(error)") }
         if reader.atEnd && !reader.unconsumed.contains(where: { !Self.isWhitespace($0) }) {
+            if options.skipsOtherContent {
+                isNotAnInput = true
+                return
+            }
             return fail("", "empty input, a JSON value was expected")
         }
         let crashReport = firstLineRange.flatMap { begin, end in
             CrashReportForm.of(firstLine: UnsafeRawBufferPointer(rebasing: reader.unconsumed[begin..<end]))
+        }
+        if isOtherContent(reader.unconsumed, firstLine: firstLineRange, crashReport: crashReport) {
+            isNotAnInput = true
+            return
         }
         if crashReport == nil, let (begin, end) = firstLineRange,
             isCompleteValue(UnsafeRawBufferPointer(rebasing: reader.unconsumed[begin..<end]))
@@ -204,6 +249,16 @@ final class InputSession {
 
     /// Converts a whole input held in memory (the fuzz entry and `rows(fromBytes:)`).
     func convertWhole(_ bytes: UnsafeRawBufferPointer) {
+        if Self.isZip(bytes) {
+            isZip = true
+            return
+        }
+        let first = Self.firstLine(bytes, complete: true)
+        let form = first.flatMap { CrashReportForm.of(firstLine: UnsafeRawBufferPointer(rebasing: bytes[$0.0..<$0.1])) }
+        if isOtherContent(bytes, firstLine: first, crashReport: form) {
+            isNotAnInput = true
+            return
+        }
         guard bytes.contains(where: { !Self.isWhitespace($0) }) else {
             return fail("", "empty input, a JSON value was expected")
         }
@@ -305,6 +360,14 @@ final class InputSession {
     }
 
     private func convertItem(_ document: JSONDocument, _ index: Int, place: String) {
+        // A JSON file found in a folder or zip that is neither a payload nor a row (`feedback.json`
+        // beside a TestFlight crash log) is skipped, not an error.
+        if options.skipsOtherContent, index == JSONDocument.root, document.kind(index) == .object, !RowReader.isRowObject(document, index),
+            !PayloadConverter.isPayload(document, index)
+        {
+            isNotAnInput = true
+            return
+        }
         if RowReader.isRowObject(document, index) {
             switch RowReader.read(document, index) {
             case .success(let row): emit(row)

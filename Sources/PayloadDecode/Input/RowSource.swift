@@ -25,6 +25,9 @@ public struct ConversionOptions: Sendable {
     /// Where the names crash reports give their frames are kept, when a command prints names
     /// (`symbolicate`, `top`, `report`); `nil` keeps none.
     public var frameNames: ReportFrameNames?
+    /// A file found in a folder or a zip, not named: content that is no input (a `feedback.json`,
+    /// an `Info.plist`, a picture) is skipped (`InputOutcome.notAnInput`), not an error.
+    public var skipsOtherContent = false
 
     public init(userID: String? = nil, timeZone: TimeZone = TimeZone(secondsFromGMT: 0)!, promotionOverride: Bool? = nil) {
         self.userID = userID
@@ -58,6 +61,16 @@ public struct InputDiagnostic: Sendable, Error, CustomStringConvertible {
     }
 }
 
+/// What reading one input gave.
+public enum InputOutcome: Sendable, Equatable {
+    /// Read; `succeeded` is false when an error was reported.
+    case read(succeeded: Bool)
+    /// With `skipsOtherContent`: content that is none of the inputs; nothing reported, no rows.
+    case notAnInput
+    /// A zip (`PK` first): its entries are the inputs, which `payload-tool` reads one by one.
+    case zip
+}
+
 /// Turns any input of docs/rows.md, "Inputs" into rows: a payload dump (payload, array, single diagnostic,
 /// JSON Lines) is converted; a row file as `payload-tool rows` writes it (JSON array or JSON Lines)
 /// is read back as it is. Every command that reads inputs goes through here.
@@ -78,6 +91,21 @@ public enum RowSource {
         path: String, options: ConversionOptions, standardInput: FileHandle? = nil,
         report: (InputDiagnostic) -> Void, emit: (Row) -> Void
     ) -> Bool {
+        switch read(path: path, options: options, standardInput: standardInput, report: report, emit: emit) {
+        case .read(let succeeded): return succeeded
+        case .notAnInput: return true
+        case .zip:
+            let name = path == "-" ? "<stdin>" : path
+            report(InputDiagnostic(severity: .error, file: name, place: "", message: "a zip: payload-tool reads zips entry by entry"))
+            return false
+        }
+    }
+
+    /// `readRows`, saying also whether the input was a zip or (with `skipsOtherContent`) no input.
+    public static func read(
+        path: String, options: ConversionOptions, standardInput: FileHandle? = nil,
+        report: (InputDiagnostic) -> Void, emit: (Row) -> Void
+    ) -> InputOutcome {
         let name = path == "-" ? "<stdin>" : path
         let descriptor: Int32
         if path == "-" {
@@ -87,7 +115,7 @@ public enum RowSource {
                 descriptor = try FileIO.openForReading(path)
             } catch {
                 report(InputDiagnostic(severity: .error, file: name, place: "", message: "\(error.action): \(error.reason)"))
-                return false
+                return .read(succeeded: false)
             }
         }
         defer { if path != "-" { FileIO.close(descriptor) } }
@@ -96,7 +124,7 @@ public enum RowSource {
             withoutActuallyEscaping(emit) { emit in
                 let session = InputSession(file: name, options: options, report: report, emit: emit)
                 session.read(from: InputReader(descriptor: descriptor))
-                return !session.failed
+                return session.outcome
             }
         }
     }
@@ -108,11 +136,23 @@ public enum RowSource {
         fromBytes bytes: UnsafeRawBufferPointer, fileName: String, options: ConversionOptions,
         report: (InputDiagnostic) -> Void, emit: (Row) -> Void
     ) -> Bool {
+        if case .read(let succeeded) = read(bytes: bytes, fileName: fileName, options: options, report: report, emit: emit) {
+            return succeeded
+        }
+        return true
+    }
+
+    /// `rows(fromBytes:)`, saying also whether the bytes were a zip or (with `skipsOtherContent`)
+    /// no input: a zip's entry is read through here.
+    public static func read(
+        bytes: UnsafeRawBufferPointer, fileName: String, options: ConversionOptions, report: (InputDiagnostic) -> Void,
+        emit: (Row) -> Void
+    ) -> InputOutcome {
         withoutActuallyEscaping(report) { report in
             withoutActuallyEscaping(emit) { emit in
                 let session = InputSession(file: fileName, options: options, report: report, emit: emit)
                 session.convertWhole(bytes)
-                return !session.failed
+                return session.outcome
             }
         }
     }

@@ -68,6 +68,14 @@ final class PayloadConverter {
         return Result(rows: failed ? [] : rows, issues: issues, failed: failed)
     }
 
+    /// Whether the object at `index` is a MetricKit payload or single diagnostic, by its keys (as
+    /// `convert` tells them).
+    static func isPayload(_ document: JSONDocument, _ index: Int) -> Bool {
+        document.hasMember(index, "callStackTree") || document.hasMember(index, "diagnosticMetaData")
+            || diagnosticKinds.contains(where: { document.hasMember(index, $0.arrayKey) }) || document.hasMember(index, "metaData")
+            || metricCategories.contains(where: { document.hasMember(index, $0) }) || document.hasMember(index, "timeStampBegin")
+    }
+
     static let metricCategories: [StaticString] = [
         "cpuMetrics", "gpuMetrics", "applicationTimeMetrics", "applicationLaunchMetrics",
         "applicationResponsivenessMetrics", "memoryMetrics", "animationMetrics", "diskIOMetrics",

@@ -119,16 +119,22 @@ enum DsymsCommand {
         let (unusable, anyUnusable) = unusableFiles(symbolizer, stderr: &stderr)
         if anyUnusable { failed = true }
         var coverage = FrameCoverage(symbolizer: symbolizer, unusable: unusable)
-        for input in options.inputs {
+        let list = InputList.expand(options.inputs)
+        for error in list.errors { stderr.write("error: \(error)\n") }
+        if !list.errors.isEmpty { failed = true }
+        var skipped = 0
+        for item in list.items {
             var diagnostics: [InputDiagnostic] = []
-            let ok = RowSource.readRows(
-                path: input, options: ConversionOptions(), standardInput: stdin, report: { diagnostics.append($0) },
+            let outcome = InputReading.read(
+                item, options: ConversionOptions(), standardInput: stdin, report: { diagnostics.append($0) },
                 emit: { row in
                     for frame in row.stack ?? [] { coverage.count(frame) }
                 })
             for diagnostic in diagnostics { stderr.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") }
-            if !ok { failed = true }
+            if !outcome.succeeded { failed = true }
+            skipped += outcome.skipped
         }
+        if let note = InputReading.skippedNote(skipped) { stderr.write(note + "\n") }
         if options.json {
             stdout.write(jsonReport(options, folder: folder, symbolizer: symbolizer, coverage: coverage))
         } else {

@@ -9,10 +9,8 @@ import SystemIO
 /// named; so is a zip that expands past `ZipLimits` (a zip bomb), before it fills the disk.
 extension DsymsImport {
     static func isZip(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        let head = handle.readData(ofLength: 4)
-        return head == Data([0x50, 0x4B, 0x03, 0x04]) || head == Data([0x50, 0x4B, 0x05, 0x06])
+        let head = FileIO.head(of: path, count: 4)
+        return head == [0x50, 0x4B, 0x03, 0x04] || head == [0x50, 0x4B, 0x05, 0x06]
     }
 
     struct ZipError: Error, CustomStringConvertible { var description: String }

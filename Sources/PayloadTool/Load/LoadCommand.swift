@@ -37,7 +37,8 @@ enum LoadCommand {
             "Add each row's user_id to yui_users first. For test databases made with",
             "db/bare_database.sql; on Supabase the app owns yui_users.",
         ])
-    static let file = PositionalArgument(placeholder: "FILE", help: ["A payload dump or a row file; '-' reads standard input."])
+    static let file = PositionalArgument(
+        placeholder: "FILE", help: ["A payload dump, row file, crash report, zip or folder; '-' reads", "standard input."])
 
     static let description = CommandDescription(
         name: "load",
@@ -54,12 +55,12 @@ enum LoadCommand {
         usage: [
             [.required(database.declaration), .optional(user.declaration)] + ConversionArguments.usage.dropFirst() + [
                 .optional(batchSize.declaration), .optional(timeout.declaration), .optional(createUsers.declaration),
-                .positional(file, repeating: true),
+                .optional(InputArguments.fromList.declaration), .positional(file, optional: true, repeating: true),
             ]
         ],
         arguments: [file],
         options: [database.declaration] + ConversionArguments.options(user: user.declaration) + [
-            batchSize.declaration, timeout.declaration, createUsers.declaration,
+            batchSize.declaration, timeout.declaration, createUsers.declaration, InputArguments.fromList.declaration,
         ],
         epilogue: """
             Prints one line per input to standard output: 'FILE: N rows: I inserted, D duplicate, R not stored',
@@ -81,6 +82,7 @@ enum LoadCommand {
         var timeout: Int
         var createUsers: Bool
         var files: [String]
+        var fromLists: [String] = []
     }
 
     static func load(
@@ -96,9 +98,14 @@ enum LoadCommand {
         }
 
         var total = LoadTally()
-        var anyFailed = false
+        let list = InputList.expand(options.files, fromLists: options.fromLists, standardInput: stdin)
+        var anyFailed = !list.errors.isEmpty
+        for error in list.errors { stderr.write("error: \(error)\n") }
+        for warning in list.warnings { stderr.write("warning: \(warning)\n") }
+        let items = list.items
+        var skippedFiles = 0
         // Rows done and rows per second, even for one input: a load of a big row file takes minutes.
-        let progress = ProgressLine(total: options.files.count, evenForOneInput: true)
+        let progress = ProgressLine(total: items.count, evenForOneInput: true)
         let started = DispatchTime.now().uptimeNanoseconds
         var rowsDone = 0
         func rate() -> String {
@@ -106,13 +113,13 @@ enum LoadCommand {
             return seconds > 0 ? "\(Int(Double(rowsDone) / seconds)) rows/s" : ""
         }
         var messages = ProgressErasingStream(base: stderr, progress: progress)
-        for (position, file) in options.files.enumerated() {
-            progress.update(done: position, label: file)
-            let name = file == "-" ? "<stdin>" : file
+        for (position, item) in items.enumerated() {
+            progress.update(done: position, label: item.path)
+            let name = item.displayName
             let batcher = LoadBatcher(
                 database: database, file: name, batchSize: options.batchSize, createUsers: options.createUsers)
-            let readOK = RowSource.readRows(
-                path: file, options: options.conversion, standardInput: stdin,
+            let outcome = InputReading.read(
+                item, options: options.conversion, standardInput: stdin,
                 report: { diagnostic in
                     messages.write("\(diagnostic.severity.rawValue): \(options.database.scrub(diagnostic.description))\n")
                 },
@@ -126,13 +133,15 @@ enum LoadCommand {
             batcher.flush()
             for message in batcher.takeMessages() { messages.write(message + "\n") }
             total += batcher.tally
-            if !readOK || batcher.failed { anyFailed = true }
-            stdout.write("\(name): \(batcher.tally.summary)\n")
+            if !outcome.succeeded || batcher.failed { anyFailed = true }
+            skippedFiles += outcome.skipped
+            // A file of a folder that is no input is counted in one note, not given a line.
+            if outcome.skipped == 0 { stdout.write("\(name): \(batcher.tally.summary)\n") }
             if let fatal = batcher.fatalError {
                 // The database itself failed (connection lost, no table, no permission): every later
                 // input would fail the same way, so stop here and say what was left.
                 messages.write("error: \(fatal.message)\n")
-                let skipped = options.files.count - position - 1
+                let skipped = items.count - position - 1
                 if skipped > 0 { messages.write("error: stopped; \(skipped) more input\(skipped == 1 ? "" : "s") not loaded\n") }
                 anyFailed = true
                 break
@@ -140,7 +149,8 @@ enum LoadCommand {
         }
         progress.erase()
         stderr = messages.base
-        if options.files.count > 1 { stdout.write("total: \(total.summary)\n") }
+        if let note = InputReading.skippedNote(skippedFiles) { stderr.write(note + "\n") }
+        if items.count > 1 { stdout.write("total: \(total.summary)\n") }
         return anyFailed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
     }
 
@@ -151,12 +161,10 @@ enum LoadCommand {
         let conversion = try ConversionArguments.conversionOptions(from: parsed)
         let batchSize = try parsed.value(Self.batchSize) ?? defaultBatchSize
         let timeout = try parsed.value(Self.timeout) ?? defaultTimeout
-        guard !parsed.positionals.isEmpty else {
-            throw UsageError(message: "Missing expected argument '\(file.placeholder) ...'.")
-        }
+        let (files, fromLists) = try InputArguments.inputs(parsed)
         return Options(
             database: DatabaseURL(url), conversion: conversion, batchSize: batchSize, timeout: timeout,
-            createUsers: parsed.given(createUsers), files: parsed.positionals)
+            createUsers: parsed.given(createUsers), files: files, fromLists: fromLists)
     }
 }
 

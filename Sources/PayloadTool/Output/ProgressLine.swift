@@ -69,28 +69,3 @@ struct ProgressErasingStream<Base: TextOutputStream>: TextOutputStream {
         base.write(string)
     }
 }
-
-/// Reads every input through `RowSource` in order, with the progress line, as `top` and `report`
-/// do: warnings and errors go to `stderr` (the line erased first), each row to `emit` with the
-/// name its messages give the input (`<stdin>` for `-`).
-/// - Returns: false when any input failed.
-func readEveryInput<Stream: TextOutputStream>(
-    _ inputs: [String], options: ConversionOptions, stdin: FileHandle, stderr: inout Stream,
-    emit: (Row, String, inout ProgressErasingStream<Stream>) -> Void
-) -> Bool {
-    var allRead = true
-    let progress = ProgressLine(total: inputs.count)
-    var messages = ProgressErasingStream(base: stderr, progress: progress)
-    for (done, path) in inputs.enumerated() {
-        progress.update(done: done, label: path)
-        let source = path == "-" ? "<stdin>" : path
-        let ok = RowSource.readRows(
-            path: path, options: options, standardInput: stdin,
-            report: { diagnostic in messages.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") },
-            emit: { row in emit(row, source, &messages) })
-        if !ok { allRead = false }
-    }
-    progress.erase()
-    stderr = messages.base
-    return allRead
-}

@@ -59,7 +59,8 @@ struct ReportOptions: CommandOptions {
         help: [
             "The build summaries file (default: ~/.yui-perf-builds.json, or", "~/.yui-perf-builds.ID.json for an app whose rows name ID).",
         ])
-    static let file = PositionalArgument(placeholder: "FILE", help: ["A payload dump or row file; '-' reads standard input."])
+    static let file = PositionalArgument(
+        placeholder: "FILE", help: ["A payload dump, row file, crash report, zip or folder; '-' reads", "standard input."])
 
     /// A budgets file, read and checked while the options are.
     private static let budgetsFile = ValueParser<ReportBudgets> { path, option throws(UsageError) in
@@ -96,9 +97,10 @@ struct ReportOptions: CommandOptions {
                 .optional(DebugFileArguments.appImage.declaration), .optional(DebugFileArguments.systemImage.declaration),
                 .optional(DebugFileArguments.crashWeight.declaration),
             ] + ConversionArguments.usage.dropFirst() + [
+                .optional(InputArguments.fromList.declaration),
                 .either([
                     [.positional(file, repeating: true)], [.required(database.declaration), .required(user.declaration)],
-                ])
+                ]),
             ]
         ],
         arguments: [file],
@@ -108,7 +110,7 @@ struct ReportOptions: CommandOptions {
             html.declaration, database.declaration, user.declaration, budgets.declaration, summaries.declaration,
             DebugFileArguments.dsyms.declaration, DebugFileArguments.symbols.declaration,
             DebugFileArguments.appImage.declaration, DebugFileArguments.systemImage.declaration,
-            DebugFileArguments.crashWeight.declaration,
+            DebugFileArguments.crashWeight.declaration, InputArguments.fromList.declaration,
         ] + ConversionArguments.options(user: user.declaration).dropFirst(),
         exitStatuses: [
             ExitStatus(0, "Every input was read and every output written (also when no figure got worse)."),
@@ -117,6 +119,8 @@ struct ReportOptions: CommandOptions {
         ])
 
     var inputs: [String]
+    /// `--from-list FILE`: more inputs, one path a line.
+    var fromLists: [String] = []
     var days = 1
     var build: Int?
     /// `--app-name`: the title's and the briefing's name; nil takes it from the app's bundle identifier.
@@ -135,14 +139,15 @@ struct ReportOptions: CommandOptions {
 
     init(_ arguments: CommandArguments) throws(UsageError) {
         inputs = arguments.positionals
+        fromLists = try arguments.values(InputArguments.fromList)
         databaseURL = try arguments.value(Self.database)
         conversion = try ConversionArguments.conversionOptions(from: arguments)
         if databaseURL != nil {
             guard conversion.userID != nil else {
                 throw UsageError(message: "Option '--db' needs '--user UUID': the report reads one owner's rows, as their connector.")
             }
-            guard inputs.isEmpty else { throw UsageError(message: "Give either files or '--db', not both.") }
-        } else if inputs.isEmpty {
+            guard inputs.isEmpty, fromLists.isEmpty else { throw UsageError(message: "Give either files or '--db', not both.") }
+        } else if inputs.isEmpty, fromLists.isEmpty {
             throw UsageError(message: "Missing input: give a payload dump or row file ('-' for standard input), or --db URL --user UUID.")
         }
         if inputs.filter({ $0 == "-" }).count > 1 { throw UsageError(message: "Standard input ('-') can be read only once.") }
@@ -157,10 +162,12 @@ struct ReportOptions: CommandOptions {
         output = outputs.first?.1 ?? .text
         htmlPath = try arguments.value(Self.html)
         try OutputIsInput.refuse(output: htmlPath, option: Self.html.name, inputs: inputs)
+        try OutputIsInput.refuseReplacingRawData(output: htmlPath, option: Self.html.name)
         budgets = try arguments.value(Self.budgets) ?? budgets
         summariesPath = try arguments.value(Self.summaries)
         try OutputIsInput.refuse(
             output: summariesPath ?? Self.defaultSummariesPath(bundleID: bundleID), option: Self.summaries.name, inputs: inputs)
+        try OutputIsInput.refuseReplacingRawData(output: summariesPath, option: Self.summaries.name)
         let dsymsRoot = try arguments.value(DebugFileArguments.dsymsNotEmpty)
         let appImages = Set(try arguments.values(DebugFileArguments.appImage))
         let crashWeight = try arguments.value(DebugFileArguments.crashWeight) ?? 1.0

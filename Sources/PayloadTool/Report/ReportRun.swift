@@ -16,7 +16,8 @@ struct ReportRun {
         var failed = false
         var conversion = options.conversion
         conversion.frameNames = reading.ranking.frameNames
-        let allRead = readEveryInput(options.inputs, options: conversion, stdin: stdin, stderr: &stderr) { row, source, messages in
+        let inputs = InputList.expand(options.inputs, fromLists: options.fromLists, standardInput: stdin)
+        let allRead = readEveryInput(inputs, options: conversion, stdin: stdin, stderr: &stderr) { row, source, messages in
             reading.add(row, from: source, stderr: &messages)
         }
         if !allRead { failed = true }

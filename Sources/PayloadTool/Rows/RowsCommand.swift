@@ -34,42 +34,49 @@ enum RowsCommand {
         _ options: RowsOptions, stdin: FileHandle, into output: inout RowsOutput, stdout: inout some TextOutputStream,
         stderr: inout some TextOutputStream
     ) -> Bool {
-        var allConverted = true
-        let inputs = options.inputs
+        let list = InputList.expand(options.inputs, fromLists: options.fromLists, standardInput: stdin)
+        var allConverted = list.errors.isEmpty
+        for error in list.errors { stderr.write("error: \(error)\n") }
+        for warning in list.warnings { stderr.write("warning: \(warning)\n") }
+        let inputs = list.items
         let progress = ProgressLine(total: inputs.count)
         var messages = ProgressErasingStream(base: stderr, progress: progress)
         func report(_ diagnostic: InputDiagnostic) {
             messages.write("\(diagnostic.severity.rawValue): \(diagnostic)\n")
         }
+        var skipped = 0
         var next = 0
         while next < inputs.count {
             // Runs of small files are converted and formatted on all cores and written in input
             // order; standard input and large files (JSON Lines can be any size) stream on their
             // own, so memory never holds more than a few small files' rows.
-            var run: [String] = []
-            while options.jobs > 1, next + run.count < inputs.count, isSmallFile(inputs[next + run.count]) {
+            var run: [InputItem] = []
+            while options.jobs > 1, next + run.count < inputs.count, isSmallFile(inputs[next + run.count].path) {
                 run.append(inputs[next + run.count])
             }
             if run.count > 1 {
                 convertInOrder(run, options: options.conversion, format: options.format, jobs: options.jobs) {
                     position, converted in
-                    progress.update(done: next + position, label: run[position])
+                    progress.update(done: next + position, label: run[position].path)
                     for diagnostic in converted.diagnostics { report(diagnostic) }
                     output.append(converted, stdout: &stdout)
                     if !converted.converted { allConverted = false }
+                    skipped += converted.skipped
                 }
                 next += run.count
                 continue
             }
-            progress.update(done: next, label: inputs[next])
-            let converted = RowSource.readRows(
-                path: inputs[next], options: options.conversion, standardInput: stdin, report: report,
+            progress.update(done: next, label: inputs[next].path)
+            let outcome = InputReading.read(
+                inputs[next], options: options.conversion, standardInput: stdin, report: report,
                 emit: { row in output.write(row, stdout: &stdout) })
             next += 1
-            if !converted { allConverted = false }
+            if !outcome.succeeded { allConverted = false }
+            skipped += outcome.skipped
         }
         progress.erase()
         stderr = messages.base
+        if let note = InputReading.skippedNote(skipped) { stderr.write(note + "\n") }
         return allConverted
     }
 
@@ -95,6 +102,7 @@ enum RowsCommand {
         var rowCount = 0
         var diagnostics: [InputDiagnostic] = []
         var converted = true
+        var skipped = 0
         var done = false
     }
 
@@ -112,7 +120,7 @@ enum RowsCommand {
     /// own woke once per file: a context switch per file, a tenth of the run on this machine). At
     /// most `jobs * 4` inputs are converted ahead of the one being delivered, which bounds memory.
     private static func convertInOrder(
-        _ paths: [String], options: ConversionOptions, format: RowFormat, jobs: Int,
+        _ paths: [InputItem], options: ConversionOptions, format: RowFormat, jobs: Int,
         deliver: (Int, ConvertedInput) -> Void
     ) {
         let results = paths.map { _ in ConvertedInput() }
@@ -134,12 +142,14 @@ enum RowsCommand {
                     }
                     let result = results[index]
                     var writer = RowWriter(continuing: format)
-                    result.converted = RowSource.readRows(
-                        path: paths[index], options: options, report: { result.diagnostics.append($0) },
+                    let outcome = InputReading.read(
+                        paths[index], options: options, standardInput: nil, report: { result.diagnostics.append($0) },
                         emit: { row in
                             writer.write(row, into: &result.bytes)
                             result.rowCount += 1
                         })
+                    result.converted = outcome.succeeded
+                    result.skipped = outcome.skipped
                     order.nextToDeliver.withLock { nextToDeliver in
                         result.done = true
                         while nextToDeliver < results.count, results[nextToDeliver].done {

@@ -22,7 +22,8 @@ struct RowsOptions: CommandOptions {
             "Files converted at once (default: the cores, at most 4). Output",
             "order and bytes do not depend on it.",
         ])
-    static let file = PositionalArgument(placeholder: "FILE", help: ["A payload dump, or - for standard input."])
+    static let file = PositionalArgument(
+        placeholder: "FILE", help: ["A payload dump, row file, crash report, zip or folder; - for standard", "input."])
 
     static let description = CommandDescription(
         name: "rows",
@@ -31,15 +32,21 @@ struct RowsOptions: CommandOptions {
             OVERVIEW: Convert MetricKit payload dumps to yui_perf rows.
 
             Each input is a metric payload, a diagnostic payload, a single diagnostic, a JSON array of
-            these, or JSON Lines of them (the kind is read from the keys). Row files written by this
-            command are read back as they are.
+            these, or JSON Lines of them (the kind is read from the keys), or an Apple crash report.
+            Row files written by this command are read back as they are. Folders are read
+            recursively and zips entry by entry; what in them is none of these is skipped.
             """,
         usage: [
             [.optional(format.declaration)] + ConversionArguments.usage
-                + [.optional(output.declaration), .optional(jobs.declaration), .positional(file, repeating: true)]
+                + [
+                    .optional(output.declaration), .optional(jobs.declaration), .optional(InputArguments.fromList.declaration),
+                    .positional(file, optional: true, repeating: true),
+                ]
         ],
         arguments: [file],
-        options: [format.declaration] + ConversionArguments.options() + [output.declaration, jobs.declaration],
+        options: [format.declaration] + ConversionArguments.options() + [
+            output.declaration, jobs.declaration, InputArguments.fromList.declaration,
+        ],
         epilogue: """
             Warnings and errors go to stderr, naming the file and the place.
             """,
@@ -53,17 +60,16 @@ struct RowsOptions: CommandOptions {
     var outputPath: String?
     var jobs: Int
     var inputs: [String]
+    var fromLists: [String]
 
     init(_ parsed: CommandArguments) throws(UsageError) {
         format = try parsed.value(Self.format) ?? .json
         conversion = try ConversionArguments.conversionOptions(from: parsed)
-        inputs = parsed.positionals
-        guard !inputs.isEmpty else {
-            throw UsageError(message: "Missing input: give one or more payload files, or - for standard input.")
-        }
+        (inputs, fromLists) = try InputArguments.inputs(parsed)
         jobs = try parsed.value(Self.jobs) ?? Self.defaultJobs()
         outputPath = try parsed.value(Self.output)
         try OutputIsInput.refuse(output: outputPath, option: Self.output.name, inputs: inputs)
+        try OutputIsInput.refuseReplacingRawData(output: outputPath, option: Self.output.name)
     }
 
     func run(stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {

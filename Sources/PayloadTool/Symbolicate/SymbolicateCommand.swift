@@ -99,7 +99,10 @@ struct SymbolicateOptions: CommandOptions {
             "its section bytes, with what libdw read instead and why.",
         ])
     static let file = PositionalArgument(
-        placeholder: "FILE", help: ["Payload dumps, row files or Apple crash reports (.ips, .crash); '-' reads standard input."])
+        placeholder: "FILE",
+        help: [
+            "Payload dumps, row files, Apple crash reports (.ips, .crash), zips or", "folders of them; '-' reads standard input.",
+        ])
     static let address = PositionalArgument(
         placeholder: "ADDRESS", help: ["With --object: 0x-prefixed hex or decimal addresses."])
 
@@ -121,7 +124,8 @@ struct SymbolicateOptions: CommandOptions {
                 .optional(DebugFileArguments.symbols.declaration), .optional(index.declaration),
                 .optional(indexFolder.declaration),
                 .oneOf([json.declaration, outputStyle.declaration, folded.declaration, reportFormat.declaration]),
-                .optional(verbose.declaration), .positional(file, optional: true, repeating: true),
+                .optional(verbose.declaration), .optional(InputArguments.fromList.declaration),
+                .positional(file, optional: true, repeating: true),
             ],
             [
                 .required(object.declaration), .oneOf([uuid.declaration, arch.declaration]),
@@ -138,7 +142,7 @@ struct SymbolicateOptions: CommandOptions {
             object.declaration, uuid.declaration, arch.declaration, offsets.declaration, loadAddress.declaration,
             slide.declaration, atosStyle.declaration, noDemangle.declaration, inlines.declaration, functions.declaration,
             outputStyle.declaration, index.declaration, indexFolder.declaration, json.declaration, folded.declaration,
-            reportFormat.declaration, verbose.declaration,
+            reportFormat.declaration, verbose.declaration, InputArguments.fromList.declaration,
         ],
         epilogue: """
             Text output is the layout of Apple's crash reports: index, image, address, then the function
@@ -159,6 +163,8 @@ struct SymbolicateOptions: CommandOptions {
     var indexFolder: String?
     /// Payload dumps and row files, or with `--object` the addresses.
     var inputs: [String]
+    /// `--from-list FILE`: more inputs, one path a line.
+    var fromLists: [String] = []
     var dsymsRoot: String?
     var build: String?
     var symbols: [String]
@@ -176,14 +182,15 @@ struct SymbolicateOptions: CommandOptions {
                 verbose: verbose)
             return SymbolicateObject.run(request, addressArguments: inputs, stdin: stdin, stdout: &stdout, stderr: &stderr)
         }
+        let list = InputList.expand(inputs, fromLists: fromLists, standardInput: stdin)
         if let reportFormat {
             return SymbolicateCrashReports.run(
-                inputs: inputs, root: dsymsRoot, build: build, indexFolder: indexFolder,
+                inputs: list, root: dsymsRoot, build: build, indexFolder: indexFolder,
                 systemSymbols: BuildSymbolizer.systemSymbolFolders(given: symbols, root: dsymsRoot), format: reportFormat, stdin: stdin,
                 stdout: &stdout, stderr: &stderr)
         }
         return SymbolicateStacks.run(
-            inputs: inputs, root: dsymsRoot, build: build, indexFolder: indexFolder,
+            inputs: list, root: dsymsRoot, build: build, indexFolder: indexFolder,
             systemSymbols: BuildSymbolizer.systemSymbolFolders(given: symbols, root: dsymsRoot),
             stdin: stdin, format: format, verbose: verbose, stdout: &stdout, stderr: &stderr)
     }
@@ -232,8 +239,12 @@ struct SymbolicateOptions: CommandOptions {
         build = try parsed.value(Self.build)
         symbols = try parsed.values(DebugFileArguments.symbols)
         inputs = parsed.positionals
-        if object == nil, inputs.isEmpty {
-            throw UsageError(message: "Missing input: give payload dumps or row files ('-' for standard input).")
+        fromLists = try parsed.values(InputArguments.fromList)
+        if object != nil, !fromLists.isEmpty {
+            throw UsageError(message: "Option '\(InputArguments.fromList.name)' cannot be combined with '\(Self.object.name)'.")
+        }
+        if object == nil, inputs.isEmpty, fromLists.isEmpty {
+            throw UsageError(message: "Missing input: give payload dumps, row files, crash reports or folders ('-' for standard input).")
         }
         indexFolder = try parsed.value(Self.indexFolder) ?? (parsed.given(Self.index) ? BuildSymbolizer.defaultIndexFolder : nil)
         uuid = try parsed.value(Self.uuid)

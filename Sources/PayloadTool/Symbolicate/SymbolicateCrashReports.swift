@@ -11,42 +11,60 @@ enum SymbolicateCrashReports {
     enum Format: Sendable { case text, ips }
 
     static func run(
-        inputs: [String], root: String?, build: String?, indexFolder: String?, systemSymbols: [String], format: Format,
+        inputs: InputList, root: String?, build: String?, indexFolder: String?, systemSymbols: [String], format: Format,
         stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
     ) -> Int32 {
         var run = StackRun(
             root: root, build: build, indexFolder: indexFolder, systemSymbols: systemSymbols, format: .text,
             progress: ProgressLine.forSlowWork())
-        var failed = false
-        for input in inputs {
-            let name = input == "-" ? "<stdin>" : input
+        var failed = !inputs.errors.isEmpty
+        for error in inputs.errors { stderr.write("error: \(error)\n") }
+        for warning in inputs.warnings { stderr.write("warning: \(warning)\n") }
+        var skipped = 0
+        /// One report file's bytes written back; `isFromFolder`: a file that is no report is skipped.
+        func writeBack(_ bytes: UnsafeRawBufferPointer, name: String, isFromFolder: Bool) -> Bool {
+            guard let (_, reports, diagnostics) = CrashReports.read(bytes, fileName: name) else {
+                if isFromFolder {
+                    skipped += 1
+                    return true
+                }
+                stderr.write("error: \(name): not an Apple crash report (.ips or .crash text); --format writes crash reports back\n")
+                return false
+            }
+            for diagnostic in diagnostics { stderr.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") }
+            var insertions: [(at: Int, text: String)] = []
+            for report in reports {
+                let answers = symbolicate(report, run: &run, stderr: &stderr)
+                switch format {
+                case .text: stdout.write(text(report, answers: answers))
+                case .ips: insertions += ipsKeys(report, answers: answers)
+                }
+            }
+            if format == .ips { stdout.write(insert(insertions, into: bytes)) }
+            return !diagnostics.contains { $0.severity == .error }
+        }
+        for input in inputs.items {
+            if !input.isStandardInput, ZipInputs.isZip(input.path) {
+                let read = ZipInputs.forEachEntry(input.path) { message in
+                    stderr.write("error: \(input.path): \(message)\n")
+                } _: { entry, bytes in
+                    if !writeBack(bytes, name: "\(input.path) (\(entry))", isFromFolder: true) { failed = true }
+                }
+                if !read { failed = true }
+                continue
+            }
             let data: Data
             do {
-                data = input == "-" ? stdin.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: input))
+                data = input.isStandardInput ? stdin.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: input.path))
             } catch {
-                stderr.write("error: \(name): cannot read: \(error.localizedDescription)\n")
+                stderr.write("error: \(input.displayName): cannot read: \(error.localizedDescription)\n")
                 failed = true
                 continue
             }
-            let written = data.withUnsafeBytes { bytes -> Bool in
-                guard let (_, reports, diagnostics) = CrashReports.read(bytes, fileName: name) else {
-                    stderr.write("error: \(name): not an Apple crash report (.ips or .crash text); --format writes crash reports back\n")
-                    return false
-                }
-                for diagnostic in diagnostics { stderr.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") }
-                var insertions: [(at: Int, text: String)] = []
-                for report in reports {
-                    let answers = symbolicate(report, run: &run, stderr: &stderr)
-                    switch format {
-                    case .text: stdout.write(text(report, answers: answers))
-                    case .ips: insertions += ipsKeys(report, answers: answers)
-                    }
-                }
-                if format == .ips { stdout.write(insert(insertions, into: bytes)) }
-                return !diagnostics.contains { $0.severity == .error }
-            }
+            let written = data.withUnsafeBytes { writeBack($0, name: input.displayName, isFromFolder: input.isFromFolder) }
             if !written { failed = true }
         }
+        if let note = InputReading.skippedNote(skipped) { stderr.write(note + "\n") }
         return failed || run.failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
     }
 

@@ -37,7 +37,7 @@ enum SymbolicateStacks {
     }
 
     static func run(
-        inputs: [String], root: String?, build: String?, indexFolder: String?, systemSymbols: [String] = [], stdin: FileHandle,
+        inputs: InputList, root: String?, build: String?, indexFolder: String?, systemSymbols: [String] = [], stdin: FileHandle,
         format: SymbolicateCommand.Format, verbose: Bool = false,
         stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
     ) -> Int32 {
@@ -48,9 +48,13 @@ enum SymbolicateStacks {
         var diagnostics: [InputDiagnostic] = []
         var conversion = ConversionOptions()
         conversion.frameNames = run.frameNames
-        for input in inputs {
-            let ok = RowSource.readRows(
-                path: input, options: conversion, standardInput: stdin, report: { diagnostics.append($0) },
+        for error in inputs.errors { messages.write("error: \(error)\n") }
+        for warning in inputs.warnings { messages.write("warning: \(warning)\n") }
+        if !inputs.errors.isEmpty { run.failed = true }
+        var skipped = 0
+        for input in inputs.items {
+            let outcome = InputReading.read(
+                input, options: conversion, standardInput: stdin, report: { diagnostics.append($0) },
                 emit: { row in
                     guard let stack = row.stack, !stack.isEmpty else { return }
                     run.add(row, stack: stack)
@@ -62,12 +66,14 @@ enum SymbolicateStacks {
                 })
             for diagnostic in diagnostics { messages.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") }
             diagnostics.removeAll()
-            if !ok { run.failed = true }
+            if !outcome.succeeded { run.failed = true }
+            skipped += outcome.skipped
         }
         run.flush(stdout: &stdout, stderr: &messages, isLast: true)
         progress.erase()
         stderr = messages.base
         run.finish(stdout: &stdout)
+        if let note = InputReading.skippedNote(skipped) { stderr.write(note + "\n") }
         if verbose { for note in run.readingNotes() { stderr.write("note: \(note)\n") } }
         return run.failed ? PayloadTool.exitFailure : PayloadTool.exitSuccess
     }

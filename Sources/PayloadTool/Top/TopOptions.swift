@@ -28,7 +28,7 @@ struct TopOptions {
             "tools (all hangs and crashes, not only the top N).",
         ])
     static let file = PositionalArgument(
-        placeholder: "FILE", help: ["A row file or a payload dump; '-' reads standard input."])
+        placeholder: "FILE", help: ["A row file, payload dump, crash report, zip or folder; '-' reads", "standard input."])
 
     static let description = CommandDescription(
         name: "top",
@@ -49,6 +49,7 @@ struct TopOptions {
                 .optional(DebugFileArguments.crashWeight.declaration), .optional(DebugFileArguments.index.declaration),
                 .optional(DebugFileArguments.indexFolder.declaration),
                 .optional(user.declaration), .optional(AppChoice.option.declaration), .oneOf([json.declaration, folded.declaration]),
+                .optional(InputArguments.fromList.declaration),
                 .either([
                     [.positional(file, repeating: true)],
                     [.required(database.declaration), .positional(file, optional: true, repeating: true)],
@@ -61,7 +62,7 @@ struct TopOptions {
             DebugFileArguments.appImage.declaration, DebugFileArguments.systemImage.declaration, DebugFileArguments.symbols.declaration,
             DebugFileArguments.crashWeight.declaration, DebugFileArguments.index.declaration,
             DebugFileArguments.indexFolder.declaration, user.declaration, AppChoice.option.declaration, database.declaration,
-            json.declaration, folded.declaration,
+            json.declaration, folded.declaration, InputArguments.fromList.declaration,
         ],
         exitStatuses: [
             ExitStatus(0, "Every input was read (frames without a debug file are ranked by image and offset)."),
@@ -69,6 +70,8 @@ struct TopOptions {
         ])
 
     var inputs: [String]
+    /// `--from-list FILE`: more inputs, one path a line.
+    var fromLists: [String] = []
     var build: Int?
     var count = 3
     var dsymsRoot: String?
@@ -100,8 +103,9 @@ struct TopOptions {
 
     init(_ arguments: CommandArguments) throws(UsageError) {
         inputs = arguments.positionals
+        fromLists = try arguments.values(InputArguments.fromList)
         databaseURL = try arguments.value(Self.database)
-        guard !inputs.isEmpty || databaseURL != nil else {
+        guard !inputs.isEmpty || !fromLists.isEmpty || databaseURL != nil else {
             throw UsageError(message: "Missing input: give a row file or a payload dump ('-' for standard input), or --db URL.")
         }
         if inputs.filter({ $0 == "-" }).count > 1 {

@@ -21,7 +21,8 @@ struct TopRun {
         var conversion = ConversionOptions(userID: options.userID)
         conversion.frameNames = ranking.frameNames
 
-        let allRead = readEveryInput(options.inputs, options: conversion, stdin: stdin, stderr: &stderr) { row, source, messages in
+        let inputs = InputList.expand(options.inputs, fromLists: options.fromLists, standardInput: stdin)
+        let allRead = readEveryInput(inputs, options: conversion, stdin: stdin, stderr: &stderr) { row, source, messages in
             ranking.add(row, from: source, stderr: &messages)
         }
         if !allRead { failed = true }
