@@ -4,6 +4,9 @@ import Foundation
 
 private let fuzzOptions: ConversionOptions = {
     var options = ConversionOptions(userID: "5B0E6C4E-2D2B-4C52-9E0F-0A1B2C3D4E5F")
+    // Bare call-stack trees are read too (as `symbolicate --build 130 --all-samples` reads them).
+    options.treeBuild = 130
+    options.treeAllSamples = true
     // Smaller limits than the defaults so the fuzzer reaches them with inputs it can build.
     options.maxFileBytes = 1 << 20
     options.maxLineBytes = 64 << 10

@@ -29,6 +29,30 @@ extension FileIO {
         access(path, W_OK) == 0
     }
 
+    /// `folderEntries`, with each entry's kind as `readdir` gives it (`d_type`): `.regular` or
+    /// `.folder`, or nil when it does not say (a link, or a file system that leaves it unknown:
+    /// then `status(of:)` tells). Walking a folder of 100,000 dumps needs no `stat` per file.
+    public static func folderEntriesWithKinds(_ path: String) -> Result<[(name: String, kind: FileStatus.Kind?)], SystemErrno> {
+        SystemCall.nonNilValueOrErrno(retryOnInterrupt: false) { opendir(path) }.map { folder in
+            defer { closedir(folder) }
+            var entries: [(name: String, kind: FileStatus.Kind?)] = []
+            while let entry = readdir(folder) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                guard name != "." && name != ".." else { continue }
+                let kind: FileStatus.Kind? =
+                    switch Int32(entry.pointee.d_type) {
+                    case Int32(DT_REG): .regular
+                    case Int32(DT_DIR): .folder
+                    default: nil
+                    }
+                entries.append((name, kind))
+            }
+            return entries
+        }
+    }
+
     /// The names in the folder at `path` but `.` and `..`, in the order the file system lists them
     /// (`opendir`, one try; `readdir`), or the `errno` of the `opendir`.
     public static func folderEntries(_ path: String) -> Result<[String], SystemErrno> {

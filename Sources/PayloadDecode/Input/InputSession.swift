@@ -340,6 +340,39 @@ final class InputSession {
         }
     }
 
+    // MARK: Bare call-stack trees
+
+    /// A bare call-stack tree's paths as in-memory diagnostic rows of `options.treeBuild` (never a
+    /// row of the table: `rows` has no build to give them): `crash` rows for a tree of threads
+    /// (`callStackPerThread`), else `hang` rows; `n` the path's samples, no duration (`value` null).
+    private func convertTree(_ document: JSONDocument, _ index: Int, place: String) {
+        guard let build = options.treeBuild else {
+            return fail(
+                place == "payload 1" ? "" : place,
+                "a bare call-stack tree (MXCallStackTree.jsonRepresentation(): callStacks, no metaData): it carries no build, version or device, so it makes no row; name its build: payload-tool symbolicate --build B FILE, or payload-tool top --build B FILE"
+            )
+        }
+        var warnings: [(key: String, message: String)] = []
+        let paths = CallStackTrees.paths(document, index, allSamples: options.treeAllSamples, warnings: &warnings)
+        for warning in warnings { report(InputDiagnostic(severity: .warning, file: file, place: warning.key, message: warning.message)) }
+        let perThread = document.member(index, "callStackPerThread").flatMap { document.bool($0) } ?? false
+        var digest = SHA1()
+        digest.update(UnsafeRawBufferPointer(start: document.base, count: document.count))
+        let treeDigest = digest.finish()
+        let moment = Timestamp.iso8601(options.periodStart ?? 0) ?? "1970-01-01T00:00:00Z"
+        for (position, path) in paths.enumerated() where !path.frames.isEmpty {
+            var name = treeDigest
+            name.append(contentsOf: Array("\ntree \(position)\n\(options.userID ?? "")".utf8))
+            emit(
+                Row(
+                    user_id: options.userID, row_key: NameBasedUUID.make(namespace: NameBasedUUID.rowKeyNamespace, name: name),
+                    kind: .diagnostic, name: perThread ? DiagnosticName.crash.rawValue : DiagnosticName.hang.rawValue, app_build: build,
+                    app_version: "", os: "", device: "", promotion: false, low_power: false, thermal: 0, period_start: moment,
+                    period_end: moment, n: Int(clamping: path.weight), buckets: nil, p50: nil, p95: nil, max: nil, value: nil,
+                    stack: path.frames))
+        }
+    }
+
     // MARK: Values
 
     /// A top-level value: a payload, a row, or an array of either.
@@ -362,12 +395,14 @@ final class InputSession {
     private func convertItem(_ document: JSONDocument, _ index: Int, place: String) {
         // A JSON file found in a folder or zip that is neither a payload nor a row (`feedback.json`
         // beside a TestFlight crash log) is skipped, not an error.
+        let isTree = index == JSONDocument.root && CallStackTrees.isTree(document, index)
         if options.skipsOtherContent, index == JSONDocument.root, document.kind(index) == .object, !RowReader.isRowObject(document, index),
-            !PayloadConverter.isPayload(document, index)
+            !PayloadConverter.isPayload(document, index), !(isTree && options.treeBuild != nil)
         {
             isNotAnInput = true
             return
         }
+        if isTree { return convertTree(document, index, place: place) }
         if RowReader.isRowObject(document, index) {
             switch RowReader.read(document, index) {
             case .success(let row): emit(row)

@@ -28,6 +28,11 @@ public struct ConversionOptions: Sendable {
     /// A file found in a folder or a zip, not named: content that is no input (a `feedback.json`,
     /// an `Info.plist`, a picture) is skipped (`InputOutcome.notAnInput`), not an error.
     public var skipsOtherContent = false
+    /// `--build`: the build a bare call-stack tree's stacks are read for (`symbolicate`, `top`);
+    /// without it a tree is refused, as it names no build. `allSamples`: every sample path of a
+    /// tree, not only its heaviest (`symbolicate --all-samples`).
+    public var treeBuild: Int?
+    public var treeAllSamples = false
 
     public init(userID: String? = nil, timeZone: TimeZone = TimeZone(secondsFromGMT: 0)!, promotionOverride: Bool? = nil) {
         self.userID = userID

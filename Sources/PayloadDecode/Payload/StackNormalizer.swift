@@ -22,7 +22,7 @@ struct StackNormalizer {
 
     /// One frame as the payload wrote it, numbers checked. `binary` numbers the frame's binary
     /// (its UUID, else its image name, else none) within one stack.
-    private struct RawFrame {
+    struct RawFrame {
         var image: String?
         var uuid: String?
         var address: UInt64?
@@ -34,7 +34,7 @@ struct StackNormalizer {
     /// dozen binaries over up to 130 frames, and a String per frame (and hashing it into the
     /// per-binary tables) was most of the normalizer's time. Each text also gets the number of the
     /// binary it names, from `binaries`.
-    private struct TextCache {
+    struct TextCache {
         private var entries: [(start: UnsafePointer<UInt8>, length: Int, text: String?, binary: Int)] = []
 
         /// The text of the string at `index`: cached, or `make(bytes)` (then cached, with its binary
@@ -169,7 +169,7 @@ struct StackNormalizer {
     }
 
     /// The path's frames as `(image, uuid, offset)`, innermost first, at most `maxFrames`.
-    private static func offsets(
+    static func offsets(
         of path: [RawFrame], binaryCount: Int, stackKey: String, warnings: inout [(key: String, message: String)]
     ) -> [StackFrame] {
         // The iOS 14/15 quirk, decided per binary: a field larger than `address − field` is the
@@ -220,7 +220,7 @@ struct StackNormalizer {
 
     /// Reads one frame's fields (and finds its `subFrames`) in one pass over its members; a key
     /// given twice counts with its last value, as `JSONDocument.member` reads it.
-    private static func readFrame(
+    static func readFrame(
         _ document: JSONDocument, _ node: Int, key: () -> String, warnings: inout [(key: String, message: String)],
         names: inout TextCache, uuids: inout TextCache, binaries: inout [String: Int]
     ) -> (RawFrame, Int?) {

@@ -62,7 +62,6 @@ struct InputList {
         }
         var found: [String] = []
         walk(path, ancestors: [FolderIdentity(status)], into: &found)
-        found.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         items += found.map { InputItem(path: $0, isFromFolder: true) }
     }
 
@@ -76,22 +75,41 @@ struct InputList {
         }
     }
 
+    /// The files below `folder`, appended in the order of their sorted paths: siblings sorted by
+    /// name, a folder's name with the `/` its paths go on with, is that order without sorting
+    /// every path at the end (`a.json` before the folder `a`, whose paths are `a/...`).
     private mutating func walk(_ folder: String, ancestors: Set<FolderIdentity>, into found: inout [String]) {
-        let names: [String]
-        switch FileIO.folderEntries(folder) {
-        case .success(let entries): names = entries
+        let listed: [(name: String, kind: FileStatus.Kind?)]
+        switch FileIO.folderEntriesWithKinds(folder) {
+        case .success(let entries): listed = entries
         case .failure(let error):
             errors.append("\(folder): cannot read the folder: \(error)")
             return
         }
-        for name in names {
+        var entries: [(key: [UInt8], path: String, kind: FileStatus.Kind, status: FileStatus?)] = []
+        entries.reserveCapacity(listed.count)
+        for (name, listedKind) in listed {
             let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
-            guard case .success(let status) = FileIO.status(of: path) else {
-                warnings.append("\(path): a symbolic link to nothing; skipped")
-                continue
+            var kind = listedKind
+            var status: FileStatus?
+            if kind != .regular {
+                // A folder's identity is needed to see loops; a link or an unknown kind is followed.
+                guard case .success(let followed) = FileIO.status(of: path) else {
+                    warnings.append("\(path): a symbolic link to nothing; skipped")
+                    continue
+                }
+                status = followed
+                kind = followed.kind
             }
-            switch status.kind {
+            var key = Array(name.utf8)
+            if kind == .folder { key.append(UInt8(ascii: "/")) }
+            entries.append((key, path, kind ?? .other, status))
+        }
+        entries.sort { $0.key.lexicographicallyPrecedes($1.key) }
+        for (_, path, kind, status) in entries {
+            switch kind {
             case .folder:
+                guard let status else { continue }
                 let identity = FolderIdentity(status)
                 if ancestors.contains(identity) {
                     errors.append("\(path): a symbolic link loop (it leads back to a folder it is in); not followed")

@@ -92,6 +92,13 @@ struct SymbolicateOptions: CommandOptions {
         ])
     static let json = CommandFlag("--json", help: ["Machine output (stable, sorted keys, snake_case)."])
     static let folded = CommandFlag("--folded", help: ["Folded stacks for flame-graph tools ('outer;inner count')."])
+    static let allSamples = CommandFlag(
+        "--all-samples",
+        help: [
+            "For a bare call-stack tree (MXCallStackTree JSON, with --build): every",
+            "sample path with its weight, not only each call stack's heaviest path;",
+            "with --folded, the flame graph of the tree.",
+        ])
     static let verbose = CommandFlag(
         "--verbose",
         help: [
@@ -124,7 +131,7 @@ struct SymbolicateOptions: CommandOptions {
                 .optional(DebugFileArguments.symbols.declaration), .optional(index.declaration),
                 .optional(indexFolder.declaration),
                 .oneOf([json.declaration, outputStyle.declaration, folded.declaration, reportFormat.declaration]),
-                .optional(verbose.declaration), .optional(InputArguments.fromList.declaration),
+                .optional(allSamples.declaration), .optional(verbose.declaration), .optional(InputArguments.fromList.declaration),
                 .positional(file, optional: true, repeating: true),
             ],
             [
@@ -142,7 +149,7 @@ struct SymbolicateOptions: CommandOptions {
             object.declaration, uuid.declaration, arch.declaration, offsets.declaration, loadAddress.declaration,
             slide.declaration, atosStyle.declaration, noDemangle.declaration, inlines.declaration, functions.declaration,
             outputStyle.declaration, index.declaration, indexFolder.declaration, json.declaration, folded.declaration,
-            reportFormat.declaration, verbose.declaration, InputArguments.fromList.declaration,
+            reportFormat.declaration, allSamples.declaration, verbose.declaration, InputArguments.fromList.declaration,
         ],
         epilogue: """
             Text output is the layout of Apple's crash reports: index, image, address, then the function
@@ -174,6 +181,7 @@ struct SymbolicateOptions: CommandOptions {
     var addressForm = AddressForm.fileAddress
     var demangles = true
     var verbose = false
+    var allSamples = false
 
     func run(stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
         if let object {
@@ -192,7 +200,7 @@ struct SymbolicateOptions: CommandOptions {
         return SymbolicateStacks.run(
             inputs: list, root: dsymsRoot, build: build, indexFolder: indexFolder,
             systemSymbols: BuildSymbolizer.systemSymbolFolders(given: symbols, root: dsymsRoot),
-            stdin: stdin, format: format, verbose: verbose, stdout: &stdout, stderr: &stderr)
+            stdin: stdin, format: format, verbose: verbose, allSamples: allSamples, stdout: &stdout, stderr: &stderr)
     }
 
     init(_ parsed: CommandArguments) throws(UsageError) {
@@ -260,5 +268,10 @@ struct SymbolicateOptions: CommandOptions {
         }
         demangles = !parsed.given(Self.noDemangle)
         verbose = parsed.given(Self.verbose)
+        allSamples = parsed.given(Self.allSamples)
+        if allSamples, object != nil || reportFormat != nil {
+            throw UsageError(
+                message: "Option '\(Self.allSamples.name)' is for call-stack trees: it cannot be combined with '--object' or '--format'.")
+        }
     }
 }

@@ -38,7 +38,7 @@ enum SymbolicateStacks {
 
     static func run(
         inputs: InputList, root: String?, build: String?, indexFolder: String?, systemSymbols: [String] = [], stdin: FileHandle,
-        format: SymbolicateCommand.Format, verbose: Bool = false,
+        format: SymbolicateCommand.Format, verbose: Bool = false, allSamples: Bool = false,
         stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
     ) -> Int32 {
         let progress = ProgressLine.forSlowWork()
@@ -48,6 +48,9 @@ enum SymbolicateStacks {
         var diagnostics: [InputDiagnostic] = []
         var conversion = ConversionOptions()
         conversion.frameNames = run.frameNames
+        // A bare call-stack tree names no build: `--build` gives it one.
+        conversion.treeBuild = build.flatMap { try? ColumnPatterns.appBuild($0).get() }
+        conversion.treeAllSamples = allSamples
         for error in inputs.errors { messages.write("error: \(error)\n") }
         for warning in inputs.warnings { messages.write("warning: \(warning)\n") }
         if !inputs.errors.isEmpty { run.failed = true }
@@ -89,6 +92,8 @@ struct PendingStack {
     var kind: String
     var stack: [StackFrame]
     var cause: CrashCause?
+    /// What `--folded` counts it as: 1, or a call-stack tree path's samples (`Row.n`).
+    var weight = 1
 }
 
 /// One run of `symbolicate FILE...`: the symbolizer of each build folder (opened once), the UUIDs
@@ -201,7 +206,7 @@ struct StackRun {
         pending.append(
             PendingStack(
                 name: row.name, rowKey: row.row_key, build: row.app_build, periodStart: row.period_start, kind: row.kind.rawValue,
-                stack: uuids.sharing(stack), cause: CrashCause(row: row)))
+                stack: uuids.sharing(stack), cause: CrashCause(row: row), weight: row.n))
         pendingFrames += stack.count
     }
 
@@ -323,7 +328,7 @@ struct StackRun {
                 SymbolicateOutput.foldedNames(image: answer.request.image ?? "???", frame: answer)
             }.joined(separator: ";")
             if folded[line] == nil { foldedOrder.append(line) }
-            folded[line, default: 0] += 1
+            folded[line, default: 0] += row.weight
         }
     }
 

@@ -20,6 +20,8 @@ struct TopRun {
         var failed = false
         var conversion = ConversionOptions(userID: options.userID)
         conversion.frameNames = ranking.frameNames
+        // A bare call-stack tree names no build: `--build` gives it one.
+        conversion.treeBuild = options.build
 
         let inputs = InputList.expand(options.inputs, fromLists: options.fromLists, standardInput: stdin)
         let allRead = readEveryInput(inputs, options: conversion, stdin: stdin, stderr: &stderr) { row, source, messages in
