@@ -4,7 +4,7 @@ import RowStore
 import TestSupport
 import Testing
 
-/// The frame rules of `yui_perf_stack_frame_shape` (SPEC section 5) on the live server: the app's
+/// The frame rules of `yui_perf_stack_frame_shape` (a frame holds only image, uuid and offset) on the live server: the app's
 /// role cannot store a frame that breaks them, and the migration brings an older, looser check up
 /// to them, stopping on a table that holds rows they refuse.
 @Suite(.enabled(if: !TestServer.isSkipped, "YUI_PERF_SKIP_DB=1"))

@@ -32,7 +32,7 @@ extension Row {
         if let stack {
             if kindText != RowKind.diagnostic.rawValue { violations.append("stack on a \(kindText) row (diagnostic rows only)") }
             if stack.isEmpty || stack.count > 100 { violations.append("stack has \(stack.count) frames, not 1 to 100") }
-            // The frame rules of the table's yui_perf_stack_frame_shape (SPEC section 5): an image is
+            // The frame rules of the table's yui_perf_stack_frame_shape (a frame holds only image, uuid and offset): an image is
             // a binary's name reduced to letters, digits and `_.+-` (the converter keeps nothing
             // else), so no name can carry a terminal control into `top`'s output; PostgreSQL also
             // stores no U+0000 in jsonb, and would refuse the whole batch for it. A UUID is

@@ -9,7 +9,8 @@ enum DsymsCommand {
     static let build = PositionalArgument(
         placeholder: "BUILD", help: ["The build folder's name under the root, e.g. 130."])
     static let file = PositionalArgument(
-        placeholder: "FILE", help: ["Payload dumps or row files whose frames to check; '-' reads standard input."])
+        placeholder: "FILE",
+        help: ["Payload dumps, row files, crash reports, zips or folders whose frames", "to check; '-' reads standard input."])
 
     static let description = CommandDescription(
         name: "dsyms",
