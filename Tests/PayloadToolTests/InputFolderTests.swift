@@ -182,11 +182,17 @@ import Testing
         let root = try Self.scratch("output")
         defer { try? FileManager.default.removeItem(at: root) }
         var dumps: [String] = []
-        for name in ["diagnostics-ios18-crashes-hang.json", "metrics-ios16.json", "payloads.jsonl"] {
-            let path = root.appendingPathComponent(name).path
-            try FileManager.default.copyItem(atPath: Repository.samples.appendingPathComponent(name).path, toPath: path)
+        // Real payloads (Tests/Fixtures/real-metrickit, PROVENANCE there), then a sample of each form.
+        let real = Repository.testFixtures.appendingPathComponent("real-metrickit")
+        for source in [
+            real.appendingPathComponent("meter-ios14-real_report.json"), real.appendingPathComponent("embrace-splash-crash_diagnostic_01.json"),
+            Repository.samples.appendingPathComponent("metrics-ios16.json"), Repository.samples.appendingPathComponent("payloads.jsonl"),
+        ] {
+            let path = root.appendingPathComponent(source.lastPathComponent).path
+            try FileManager.default.copyItem(atPath: source.path, toPath: path)
             dumps.append(path)
         }
+        dumps.sort()
         let report = root.appendingPathComponent("report.ips").path
         try FileManager.default.copyItem(
             atPath: Repository.testFixtures.appendingPathComponent("crash-reports/yuiapp-131-sigsegv.ips").path, toPath: report)
