@@ -115,10 +115,11 @@ enum CrashTextReader {
         words.reserveCapacity(32)
         let names = detail == .full
         for line in lines {
-            let isBlank = CrashTextLines.trimmed(line).isEmpty
-            if CrashTextLines.equals(CrashTextLines.trimmed(line), "Full Report") { break }  // the `.ips` under a translated report
+            let trimmed = CrashTextLines.trimmed(line)
+            let isBlank = trimmed.isEmpty
+            if CrashTextLines.equals(trimmed, "Full Report") { break }  // the `.ips` under a translated report
             // `Binary Images:`; tools that sort them write `Binary Images (Other):` and the like.
-            if CrashTextLines.hasPrefix(line, "Binary Images"), CrashTextLines.trimmed(line).last == UInt8(ascii: ":") {
+            if CrashTextLines.hasPrefix(line, "Binary Images"), trimmed.last == UInt8(ascii: ":") {
                 section = .images
                 sawBody = true
                 continue
@@ -129,9 +130,8 @@ enum CrashTextReader {
                 continue
             }
             if let (number, crashed) = CrashTextLines.threadStart(line) {
-                if crashedNumber == nil, !sawBody, let text = values["Triggered by Thread"] ?? values["Crashed Thread"] {
-                    crashedNumber = Int(text.prefix(while: \.isNumber).prefix(9))
-                }
+                // The header is read by the first thread: it says which thread crashed.
+                if !sawBody { crashedNumber = crashedNumber ?? crashedThreadNumber(values) }
                 report.threads.append(AppleCrashReport.Thread(number: number, frames: [], crashed: crashed))
                 // A row keeps the crashed thread: the others' frames are read only for the full report.
                 let isRowThread = crashed || number == crashedNumber || report.threads.count == 1
@@ -233,11 +233,15 @@ enum CrashTextReader {
                 report.terminationCode = code(words[1])
             }
         }
+        crashedNumber = crashedNumber ?? crashedThreadNumber(values)
+    }
+
+    /// `Triggered by Thread:  0` (iOS), else `Crashed Thread:  5  Dispatch queue: …` (macOS).
+    private static func crashedThreadNumber(_ values: [String: String]) -> Int? {
         for key in ["Triggered by Thread", "Crashed Thread"] {
-            if let value = values[key], let number = Int(value.prefix(while: { $0.isASCII && $0.isNumber }).prefix(9)) {
-                crashedNumber = crashedNumber ?? number
-            }
+            if let value = values[key], let number = Int(value.prefix(while: { $0.isASCII && $0.isNumber }).prefix(9)) { return number }
         }
+        return nil
     }
 
     private static func apply(_ header: HeaderValues, to report: inout AppleCrashReport) {

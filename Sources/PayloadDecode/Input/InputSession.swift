@@ -254,17 +254,18 @@ final class InputSession {
             isZip = true
             return
         }
+        // The first line and the crash report form it says, found once for every check below.
         let first = Self.firstLine(bytes, complete: true)
-        let form = first.flatMap { CrashReportForm.of(firstLine: UnsafeRawBufferPointer(rebasing: bytes[$0.0..<$0.1])) }
-        if isOtherContent(bytes, firstLine: first, crashReport: form) {
+        let crashReport = first.flatMap { CrashReportForm.of(firstLine: UnsafeRawBufferPointer(rebasing: bytes[$0.0..<$0.1])) }
+        if isOtherContent(bytes, firstLine: first, crashReport: crashReport) {
             isNotAnInput = true
             return
         }
         guard bytes.contains(where: { !Self.isWhitespace($0) }) else {
             return fail("", "empty input, a JSON value was expected")
         }
-        if let (begin, end) = Self.firstLine(bytes, complete: true) {
-            if let form = CrashReportForm.of(firstLine: UnsafeRawBufferPointer(rebasing: bytes[begin..<end])) {
+        if let (begin, end) = first {
+            if let form = crashReport {
                 guard bytes.count <= options.maxFileBytes else {
                     return fail("", "larger than \(options.maxFileBytes) bytes, the limit for one crash report file")
                 }

@@ -8,10 +8,7 @@ import SystemIO
 /// folder it is unpacked into (an absolute path, a `..` component) or that is a link is refused and
 /// named; so is a zip that expands past `ZipLimits` (a zip bomb), before it fills the disk.
 extension DsymsImport {
-    static func isZip(_ path: String) -> Bool {
-        let head = FileIO.head(of: path, count: 4)
-        return head == [0x50, 0x4B, 0x03, 0x04] || head == [0x50, 0x4B, 0x05, 0x06]
-    }
+    static func isZip(_ path: String) -> Bool { ZipInputs.isZip(path) }
 
     struct ZipError: Error, CustomStringConvertible { var description: String }
 

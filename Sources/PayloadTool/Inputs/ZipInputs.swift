@@ -12,9 +12,9 @@ enum ZipInputs {
     enum Limits {
         /// One entry: the largest document a command reads whole (`ConversionOptions.maxFileBytes`).
         static var largestEntry: Int { ConversionOptions().maxFileBytes }
-        /// The whole zip may expand to this many times its own size, once past `ratioFloor`.
-        static let expansionRatio: Int64 = 100
-        static let ratioFloor: Int64 = 64 << 20
+        /// The whole zip may expand as `dsyms import` lets a zip expand.
+        static let expansionRatio = DsymsImport.ZipLimits.expansionRatio
+        static let ratioFloor = DsymsImport.ZipLimits.ratioFloor
         /// Entries read at most: a million empty entries is no one's crash log.
         static let entries = 100_000
     }

@@ -45,7 +45,8 @@ enum OutputIsInput {
             if CrashReportForm.of(firstLine: UnsafeRawBufferPointer(rebasing: bytes[start..<end])) != nil { return "an Apple crash report" }
             guard start < bytes.count, bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[") else { return nil }
             let text = String(decoding: bytes[start...], as: UTF8.self)
-            let compact = text.filter { !$0.isWhitespace }
+            // How the file starts is in its first bytes; the whole 64 kB need not be compacted.
+            let compact = text.prefix(256).filter { !$0.isWhitespace }
             if compact.hasPrefix("{\"user_id\"") || compact.hasPrefix("[{\"user_id\"") || compact.hasPrefix("{\"row_key\"")
                 || compact.hasPrefix("[{\"row_key\"") || compact.hasPrefix("[]") || compact.hasPrefix("{\"builds\"")
             {
