@@ -1,6 +1,6 @@
 // simdjson's DOM parser over a list of files (JSON Lines line by line), one reused parser, parse
-// only: the measurement behind issue 18's choice of parser (docs/speed.md, "Rows: own parser or
-// simdjson"). Not part of the build or of bench/run; to repeat it:
+// only: the measurement behind the choice of our own JSON parser (docs/speed.md, "Our own
+// JSON parser"). Not part of the build or of bench/run; to repeat it:
 //
 //   apt-get install libsimdjson-dev
 //   g++ -O3 -march=native bench/simdjson-parse.cpp -lsimdjson -o /tmp/simdjson-parse

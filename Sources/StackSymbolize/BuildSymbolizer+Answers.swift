@@ -170,7 +170,7 @@ extension BuildSymbolizer {
     /// `symbolicate(stacks:)` as text output needs it, the answers kept as `lookupForText` keeps
     /// them (names and paths as bytes, each once): no `SymbolicatedFrame` or `SourceFrame` per
     /// frame. Making those, and reading them back to write each line, was about 15% of a cold
-    /// `symbolicate` over rows (docs/speed.md). The text written from either is the same.
+    /// `symbolicate` over rows (docs/history.md). The text written from either is the same.
     public func symbolicateForText(stacks: [[FrameRequest]]) -> StackTextAnswers {
         var result = StackTextAnswers(places: stacks.map { [StackTextAnswers.Place](repeating: .missingDebugFile, count: $0.count) })
         for share in framesByFile(stacks) {

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// A crash's reason kept as numbers in its row (`exception_type`, `signal`, `termination_code`) and
-/// named by `top` and `report` (issue 35; docs/crash-reports.md, "Reasons"), on the real MetricKit
+/// named by `top` and `report` (docs/crash-reports.md, "Reasons"), on the real MetricKit
 /// payloads in Tests/Fixtures/real-metrickit (PROVENANCE beside them).
 @Suite struct CrashReasons {
     static func real(_ name: String) -> String {

@@ -3,8 +3,8 @@ import PayloadDecode
 import TestSupport
 import Testing
 
-/// Apple crash reports (`.ips`, `.crash` text) through `rows`, `top` and `symbolicate` (issue 36;
-/// docs/crash-reports.md). The fixture app's reports come from scripts/make-crash-reports.
+/// Apple crash reports (`.ips`, `.crash` text) through `rows`, `top` and `symbolicate`
+/// (docs/crash-reports.md). The fixture app's reports come from scripts/make-crash-reports.
 @Suite struct CrashReportRows {
     static let folder = Repository.testFixtures.appendingPathComponent("crash-reports")
     static func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
@@ -49,7 +49,7 @@ import Testing
 
     /// What the table forbids stays out: process paths, queue names, the termination's free text,
     /// crashReporterKey, the device's identifier for the vendor, the incident's id. The bundle
-    /// identifier is kept, in its own checked column (issue 35), and nowhere else.
+    /// identifier is kept, in its own checked column, so two apps' rows stay apart, and nowhere else.
     @Test func nothingTheTableForbidsReachesARow() throws {
         let run = ToolRun.run(["rows", "--format", "jsonl"] + ["two-reports.ips", "yuiapp-131-abort.crash"].map(Self.path))
         #expect(run.status == 0)
@@ -103,7 +103,7 @@ import Testing
         #expect(
             together.stdout.contains("  1. crash 4.0 s x4 on 2 phones, EXC_BREAKPOINT (SIGTRAP) +2 other reasons   crash <- YuiLines.fail <- main"),
             "\(together.stdout)")
-        // How many phones each signature hit (issue 35): the test set's one phone, and the
+        // How many phones each signature hit, as the report shows who is affected: the test set's one phone, and the
         // reports' iPhone15,2 beside it.
         let json = ToolRun.run(["top", "--json", "--dsyms", dsyms] + topFixtures + ["yuiapp-131-sigsegv.ips"].map(Self.path))
         let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])

@@ -3,7 +3,7 @@ import Testing
 
 @testable import TestSupport
 
-/// The debug-file store as Xcode and App Store Connect fill it (issue 29, docs/symbolication.md,
+/// The debug-file store as Xcode and App Store Connect fill it (docs/symbolication.md,
 /// "The store"): real Apple-built files from dsyms-fixtures/real, imported as users import them,
 /// then symbolicated and ranked as users do.
 @Suite struct DebugFileStoreTests {

@@ -4,7 +4,7 @@ import RowStore
 import TestSupport
 import Testing
 
-/// Two apps' rows are never one app's builds (issue 35; docs/report.md, "One app"): rows keep the
+/// Two apps' rows are never one app's builds (docs/report.md, "One app"): rows keep the
 /// payload's bundle identifier, and `report` and `top` over rows of several apps want
 /// `--bundle-id`. The payloads are the shipped iOS 16 metric payload in two apps' names, builds 1
 /// and 0, each with enough foreground time to be compared, as a report once compared them.

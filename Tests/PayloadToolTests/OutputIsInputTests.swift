@@ -3,7 +3,7 @@ import Testing
 
 @testable import TestSupport
 
-/// An output that is also an input (issue 30): refused with exit 64 before anything is read, the
+/// An output that is also an input: refused with exit 64 before anything is read, the
 /// input left byte for byte as it was, through a symbolic link too. Run as a user runs it.
 @Suite struct OutputIsInputTests {
     @Test(arguments: [

@@ -237,7 +237,7 @@ import Testing
     }
 }
 
-/// The smaller cases of issue 11: numbers a Double cannot hold, absurd durations, build numbers
+/// Values that must neither crash nor corrupt output: numbers a Double cannot hold, absurd durations, build numbers
 /// past `int`.
 @Suite struct AbsurdNumberTests {
     /// The single-hang sample with its metadata changed.

@@ -4,7 +4,7 @@ import Testing
 
 @testable import PayloadTool
 
-/// `rows` output compared byte for byte with the output before issue 18's speed work
+/// `rows` output compared byte for byte with the output before `rows` was made faster
 /// (Tests/Fixtures/rows-golden/README.md), in all four formats.
 @Suite struct RowsGoldenTests {
     static let golden = Repository.testFixtures.appendingPathComponent("rows-golden")

@@ -80,7 +80,7 @@ struct TopFromTheDatabase {
         defer { drop() }
         let owner = try RowDatabase(url: url)
         try owner.runScript("insert into public.yui_users values ('\(Self.user.lowercased())')")
-        // The frame check as the migration made it before issue 30.
+        // The frame check as the migration made it before it checked image names and UUIDs strictly (any string once passed).
         try owner.runScript(OlderMigrations.restoreFrameShapeCheck)
         let escape = "00000000-0000-4000-8000-0000000000e5"
         let lowerUUID = "00000000-0000-4000-8000-0000000000a1"

@@ -297,7 +297,7 @@ struct CopyStreamTests {
         #expect(try test.database.rows().isEmpty)
         // Without it the other 59 load, and again as duplicates; every character a frame's image may
         // hold travels through COPY's text format unchanged. (Tabs, backslashes and newlines, which
-        // COPY escapes, fit no column the table's checks allow since the frame rules of issue 30;
+        // COPY escapes, fit no column the table's checks allow since its frame rules became strict;
         // the loader still escapes them.)
         rows.remove(at: 30)
         var awkward = SampleRows.diagnostic("hang", key: "00000000-0000-4000-8000-0000000000ff")

@@ -1,7 +1,7 @@
 /// Definitions `db/yui_perf.sql` used to make, for tests that build a table as an earlier version
 /// of the migration left it.
 public enum OlderMigrations {
-    /// `yui_perf_stack_frame_shape` before issue 30: the shape of a frame only, so any string
+    /// `yui_perf_stack_frame_shape` as older migrations made it: the shape of a frame only, so any string
     /// (terminal controls, a lower-case UUID) could be an image or a uuid.
     public static let frameShapeCheck = #"""
         check (stack is null or jsonb_typeof(stack) <> 'array' or not jsonb_path_exists(stack,

@@ -2,7 +2,7 @@ import Foundation
 
 /// A line (or a word) of a text crash report: its bytes in the report. Reports are read as bytes,
 /// not as `String`s: Character-by-Character scanning was 85% of `rows` over text reports, at a
-/// twentieth of the payloads' speed per byte (docs/speed.md, "Crash reports").
+/// twentieth of the payloads' speed per byte (docs/history.md, "Crash reports read as bytes").
 typealias TextBytes = Slice<UnsafeRawBufferPointer>
 
 /// The lines of a text crash report one by one: a frame, a binary image, a thread's start.

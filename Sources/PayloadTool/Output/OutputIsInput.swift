@@ -2,7 +2,7 @@ import Foundation
 import PayloadDecode
 import SystemIO
 
-/// An output file that is also one of the command's inputs (issue 30): `rows --output dumps/*.json`,
+/// An output file that is also one of the command's inputs: `rows --output dumps/*.json`,
 /// where the shell made the forgotten output name the first dump, replaced the user's raw payload
 /// with the rows of the others. Every command that writes a file refuses that, as a usage error
 /// (exit 64), before it reads anything.

@@ -116,7 +116,7 @@ struct StackRun {
     var stackCount = 0
     /// Per build folder, the answers of the stacks symbolicated so far, so a later batch takes them
     /// as they are (as `top` does, `TopRanking.seenStacks`): at four times the rows of the same
-    /// stacks each batch looked them up again, and the peak grew 1.10x (docs/speed.md).
+    /// stacks each batch looked them up again, and the peak grew 1.10x (docs/history.md).
     private var seenStacks: [String: [StackKey: [SymbolicatedFrame]]] = [:]
     /// For text output, the same as the lines each stack's frames wrote.
     var seenStackLines: [String: [StackKey: [UInt8]]] = [:]

@@ -144,7 +144,7 @@ struct TopRanking {
     private var pendingFrames = 0
     /// Per build, the stacks symbolicated so far, so a later batch takes them as they are: a month
     /// of rows repeats the same stacks, and looking them up again in every batch made each batch's
-    /// lookups come on top of the tally, `top`'s peak 1.23x at four times the rows (docs/speed.md).
+    /// lookups come on top of the tally, `top`'s peak 1.23x at four times the rows (docs/history.md).
     private var seenStacks: [Int: [StackKey: TalliedStack]] = [:]
     private var seenStackCount = 0
     /// At most this many distinct stacks are kept for later batches (beyond it they are looked up

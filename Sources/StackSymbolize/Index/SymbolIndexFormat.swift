@@ -1,4 +1,4 @@
-// The warm path (issue 5): one compact file per debug image, in the spirit of GSYM and symcache.
+// The warm path, for frames looked up again and again: one compact file per debug image, in the spirit of GSYM and symcache.
 // Every address range of the image maps to a location record; a record is (name, file, line,
 // parent record) so the inline chain is a walk up parents. The file is memory-mapped and searched
 // in place; nothing is parsed when it is opened.

@@ -26,7 +26,7 @@ begin;
 -- Two sessions running this file at once (the tests do) take turns.
 do $$ begin perform pg_advisory_xact_lock(hashtext('public.yui_perf migration')); end $$;
 
--- A plain (unpartitioned) yui_perf, from the app's earlier migrations or this file before issue 33:
+-- A plain (unpartitioned) yui_perf, from the app's earlier migrations or this file before the table was partitioned by week:
 -- bring its columns up to this file's, then move it aside into the schema yui_perf_unpartitioned
 -- (with its indexes, constraints and sequence, so their names are free); its rows are copied into
 -- the partitioned table below and it is dropped.

@@ -1,4 +1,4 @@
--- db/yui_perf.sql as it was before issue 33 (commit cf424e8): a plain table, no partitions. The
+-- db/yui_perf.sql as it was before the table was partitioned by week (commit cf424e8): a plain table, no partitions. The
 -- partition tests make a table with it and check that the current migration moves its rows.
 -- The yui_perf table as the app defines it (docs/design.md, "Rows"; docs/postgres.md), with the checks
 -- the app added later (on app_version, os, device, buckets and stack; row_key, unique with user_id).
