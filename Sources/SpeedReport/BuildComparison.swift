@@ -11,6 +11,19 @@ public struct Regression: Sendable, Equatable {
     /// How much worse, to pick the worst one or two for the briefing: a new crash ranks first, then
     /// the ratio of the new figure to the old.
     public var severity: Double
+    /// A new crash's signature.
+    public var signature: String?
+    /// The share of resamples by phone in which the rule still fires (`RegressionConfidence`);
+    /// `nil` when neither build's phones are known (both from stored summaries).
+    public var confidence: Double?
+
+    public init(what: String, text: String, severity: Double, signature: String? = nil, confidence: Double? = nil) {
+        self.what = what
+        self.text = text
+        self.severity = severity
+        self.signature = signature
+        self.confidence = confidence
+    }
 }
 
 /// The rules of docs/report.md, "Worse", one function per rule so each threshold is tested on both sides.
@@ -124,7 +137,8 @@ enum BuildComparison {
             }
         }
         for signature in WorseRules.newCrashes(new: current.crashSignatures, old: previous.crashSignatures) {
-            found.append(Regression(what: "crash", text: "has a new crash (\(signature))", severity: .infinity))
+            found.append(
+                Regression(what: "crash", text: "has a new crash (\(signature))", severity: .infinity, signature: signature))
         }
         return found
     }

@@ -104,9 +104,17 @@ public struct BuildFigures: Codable, Sendable, Equatable {
 
     /// Adds another part of the same build (another hour, another input, a stored summary).
     public mutating func merge(_ other: BuildFigures) {
+        mergeSums(other)
+        if !other.phones.isEmpty { phones = Array(Set(phones).union(other.phones)).sorted() }
+        if !other.crashSignatures.isEmpty {
+            crashSignatures = Array(Set(crashSignatures).union(other.crashSignatures)).sorted()
+        }
+    }
+
+    /// `merge` without the phones and the crash signatures, for a caller that gathers those itself.
+    mutating func mergeSums(_ other: BuildFigures) {
         rows += other.rows
         for (name, figures) in other.intervals { intervals[name, default: IntervalFigures()].merge(figures) }
-        phones = Array(Set(phones).union(other.phones)).sorted()
         foregroundSeconds += other.foregroundSeconds
         memorySamples += other.memorySamples
         hangSecondsWeighted += other.hangSecondsWeighted
@@ -120,16 +128,15 @@ public struct BuildFigures: Codable, Sendable, Equatable {
         if let peak = other.memoryPeak { memoryPeak = Swift.max(memoryPeak ?? peak, peak) }
         steadyWeighted += other.steadyWeighted
         steadySamples += other.steadySamples
-        if let at = other.growthAt, at >= (growthAt ?? Int64.min) {
+        // The newest wins; two phones' rows of the same second give the larger growth, so the
+        // figure does not depend on the order parts are merged in.
+        if let at = other.growthAt, at > (growthAt ?? Int64.min) || (at == growthAt && (other.growth ?? 0) > (growth ?? 0)) {
             growthAt = at
             growth = other.growth
         }
         memoryWarnings += other.memoryWarnings
         crashes += other.crashes
         hangDiagnostics += other.hangDiagnostics
-        if !other.crashSignatures.isEmpty {
-            crashSignatures = Array(Set(crashSignatures).union(other.crashSignatures)).sorted()
-        }
     }
 
     // MARK: Checks

@@ -201,23 +201,11 @@ public enum ReportHTML {
                 page.raw("</th><td>\(line.n)</td><td>\(line.p50.map(Format.whole) ?? "-")</td><td>\(line.p95.map(Format.whole) ?? "-")</td>")
                 page.raw("<td>\(line.budget.map(Format.number) ?? "-")</td><td>\(line.over ? "<span class=\"badge over\">OVER</span>" : "")</td>")
                 if report.previous != nil { page.raw("<td>\(line.deltaP95.map { "p95 " + Format.signed(String($0)) } ?? "-")</td>") }
-                page.raw("<td>\(line.worse ? "<span class=\"badge worse\">WORSE</span>" : "")</td></tr>\n")
+                page.raw("<td>\(line.worse ? worseBadge(report, "interval:\(line.name)") : "")</td></tr>\n")
             }
             page.raw("</tbody>\n</table>\n")
         }
-        page.raw("<h3>Worse</h3>\n")
-        if report.regressions.isEmpty {
-            page.text(report.previous.map { "Nothing got worse than build \($0.build)." } ?? "No earlier build with enough data to compare with.")
-            page.raw("\n")
-        } else {
-            page.raw("<ul class=\"worse-list\">\n")
-            for regression in report.regressions {
-                page.raw("<li>")
-                page.text("Build \(report.build) \(regression.text)")
-                page.raw("</li>\n")
-            }
-            page.raw("</ul>\n")
-        }
+        worseList(report, into: &page)
         page.raw("</section>\n")
     }
 
@@ -287,7 +275,7 @@ public enum ReportHTML {
             page.raw("<code>")
             page.text(group.signature.text)
             page.raw("</code>")
-            // Where the heaviest occurrence was: its innermost app frame with a file (issue 35).
+            // Where the heaviest occurrence was: its innermost app frame with a file.
             if let frame = group.heaviestFrames.first(where: { $0.isApp && $0.file != nil }), let file = frame.file {
                 page.raw(" <span class=\"where\">")
                 page.text("\(frame.name) at \((file as NSString).lastPathComponent)\(frame.line.map { ":\($0)" } ?? "")")

@@ -33,7 +33,7 @@ extension ReportHTML {
         tr.worse th,tr.worse td{background:var(--bad-bg)}
         .badge{display:inline-block;padding:0 6px;border-radius:4px;font-size:12px;font-weight:700}
         .badge.over{color:#7a4a00;background:#fff1d6}.badge.worse{color:#fff;background:var(--bad)}
-        .worse-list li{color:var(--bad)}
+        .worse-list li{color:var(--bad)}.worse-list .confidence{color:var(--muted);font-size:13px}
         .rates{font:13px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--card);padding:10px 12px;border-radius:8px;overflow-x:auto}
         .hint{color:var(--muted);font-size:13px}
         .stacks{padding-left:22px}

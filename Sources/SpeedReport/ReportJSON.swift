@@ -26,7 +26,7 @@ public enum ReportJSON {
 
         enum Keys: String, CodingKey {
             case app, bundle_id, build, previous, days, window_start, window_end, phones, foreground_hours, enough_data
-            case intervals, hangs, hitches, memory, cpu, crashes, worst_stacks, worse, briefing, history
+            case intervals, hangs, hitches, memory, cpu, crashes, worst_stacks, worse, min_confidence, briefing, history
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -62,7 +62,9 @@ public enum ReportJSON {
                     count: current.crashes, previous: previous?.crashes, new_signatures: report.newCrashSignatures,
                     causes: report.crashCauses.map { JSONCrashCause($0.cause, count: $0.count) }), forKey: .crashes)
             try container.encode(report.worstStacks.map(Stack.init), forKey: .worst_stacks)
-            try container.encode(report.regressions.map { Worse(what: $0.what, text: $0.text) }, forKey: .worse)
+            try container.encode(
+                report.regressions.map { Worse(what: $0.what, text: $0.text, confidence: rounded($0.confidence)) }, forKey: .worse)
+            try container.encode(report.minConfidence, forKey: .min_confidence)
             try container.encode(report.briefing, forKey: .briefing)
             try container.encode(report.history.map { History(figures: $0, budgets: report.budgets) }, forKey: .history)
         }
@@ -162,6 +164,15 @@ public enum ReportJSON {
     private struct Worse: Encodable {
         let what: String
         let text: String
+        /// The share of resamples by phone in which the rule still fires; `null` when unknown.
+        let confidence: Double?
+        enum Keys: String, CodingKey { case what, text, confidence }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(what, forKey: .what)
+            try container.encode(text, forKey: .text)
+            try container.encode(confidence, forKey: .confidence)
+        }
     }
 
     private struct History: Encodable {

@@ -1,8 +1,9 @@
 import PayloadDecode
 
-/// Sums rows into per-build figures as they stream in, one part per build and UTC hour of the
-/// rows' period end, so the report's window (`--days`) can be cut after every row is read without
-/// keeping the rows.
+/// Sums rows into per-build figures as they stream in, one part per build, phone and UTC hour of
+/// the rows' period end, so the report's window (`--days`) can be cut after every row is read
+/// without keeping the rows, and the phones' figures stay apart for resampling by phone
+/// (`RegressionConfidence`).
 ///
 /// Rates are weighted by foreground time, and a payload's rate rows (`hang_rate`, `hitch_ratio`,
 /// `cpu_time`) only learn their weight from the same payload's `fg_time` row, which may come
@@ -11,6 +12,8 @@ public struct ReportTally: Sendable {
     struct Part: Hashable, Sendable {
         var build: Int
         var hour: Int64
+        /// The phone's place in `phoneNames`.
+        var phone: Int
     }
 
     /// The rows of one payload that need its foreground time. Rows of copies of one payload (same
@@ -34,6 +37,12 @@ public struct ReportTally: Sendable {
     /// line. Kept apart too: a stored summary counts crashes, not their reasons.
     private var crashCauses: [Part: [CrashCause: Int]] = [:]
     private var payloads: [PayloadKey: PayloadRates] = [:]
+    /// Phones as `user/device` (rows carry no phone identifier; docs/report.md, "Phones"), each
+    /// once, in the order first seen; `Part.phone` indexes them.
+    private var phoneNames: [String] = []
+    private var phoneIndex: [String: Int] = [:]
+    /// The last row's phone: rows come a payload at a time, so most rows repeat it.
+    private var lastPhone: (name: String, index: Int)?
 
     /// What the rows of one payload share; two phones' payloads never share it (user, device).
     struct PayloadKey: Hashable, Sendable {
@@ -61,17 +70,13 @@ public struct ReportTally: Sendable {
     public mutating func add(_ row: Row) {
         let end = Timestamp.parseISO(row.period_end) ?? 0
         newestPeriodEnd = Swift.max(newestPeriodEnd ?? end, end)
-        let part = Part(build: row.app_build, hour: end / 3600)
+        let part = Part(build: row.app_build, hour: end / 3600, phone: phone(of: row))
         // Taken out of the table and put back, not copied: a copy shared its phones and intervals
         // with the table's, so changing them copied them whole for every row (4% of `report` over
         // a million rows).
         var figures = parts.removeValue(forKey: part) ?? BuildFigures(build: row.app_build)
         figures.rows += 1
-        let phone = "\(row.user_id ?? "")/\(row.device)"
-        if figures.phones.last != phone, !figures.phones.contains(phone) {
-            figures.phones.append(phone)
-            figures.phones.sort()
-        }
+        if figures.phones.isEmpty { figures.phones = [phoneNames[part.phone]] }
         switch RowTopic(row) {
         case .interval, .metric(.launchTime), .metric(.resumeTime):
             if let buckets = row.buckets {
@@ -137,7 +142,7 @@ public struct ReportTally: Sendable {
 
     /// Records the signature of a crash row already added.
     public mutating func addCrashSignature(_ signature: String, of row: Row) {
-        let part = Part(build: row.app_build, hour: Self.hour(of: row))
+        let part = Part(build: row.app_build, hour: Self.hour(of: row), phone: phone(of: row))
         parts[part, default: BuildFigures(build: row.app_build)].addCrashSignature(signature)
     }
 
@@ -170,11 +175,29 @@ public struct ReportTally: Sendable {
     /// has no row there.
     public func figures(build: Int, fromHour firstHour: Int64? = nil) -> BuildFigures? {
         var merged: BuildFigures?
+        var phones: Set<String> = []
+        var signatures: Set<String> = []
         for (part, figures) in parts where part.build == build && part.hour >= (firstHour ?? Int64.min) {
             if merged == nil { merged = BuildFigures(build: build) }
-            merged!.merge(figures)
+            // The phones and signatures are gathered in sets and sorted once: merging them part by
+            // part sorted the union again for each of the build's (phone, hour) parts.
+            merged!.mergeSums(figures)
+            phones.formUnion(figures.phones)
+            signatures.formUnion(figures.crashSignatures)
         }
+        merged?.phones = phones.sorted()
+        merged?.crashSignatures = signatures.sorted()
         return merged
+    }
+
+    /// A build's figures over the hours from `firstHour` on, one per phone, in the order of the
+    /// phones' names: what `RegressionConfidence` resamples.
+    public func figuresByPhone(build: Int, fromHour firstHour: Int64? = nil) -> [BuildFigures] {
+        var byPhone: [Int: BuildFigures] = [:]
+        for (part, figures) in parts where part.build == build && part.hour >= (firstHour ?? Int64.min) {
+            byPhone[part.phone, default: BuildFigures(build: build)].merge(figures)
+        }
+        return byPhone.sorted { phoneNames[$0.key] < phoneNames[$1.key] }.map(\.value)
     }
 
     /// A build's interval histograms by device model and by OS over the hours from `firstHour` on.
@@ -194,6 +217,22 @@ public struct ReportTally: Sendable {
             merged.merge(causes, uniquingKeysWith: +)
         }
         return merged.map { (cause: $0.key, count: $0.value) }.sorted { $0.count != $1.count ? $0.count > $1.count : $0.cause < $1.cause }
+    }
+
+    /// The place of the row's phone in `phoneNames`, added when new.
+    private mutating func phone(of row: Row) -> Int {
+        let name = "\(row.user_id ?? "")/\(row.device)"
+        if let last = lastPhone, last.name == name { return last.index }
+        let index: Int
+        if let known = phoneIndex[name] {
+            index = known
+        } else {
+            index = phoneNames.count
+            phoneNames.append(name)
+            phoneIndex[name] = index
+        }
+        lastPhone = (name, index)
+        return index
     }
 
     private mutating func updatePayload(_ row: Row, _ part: Part, _ change: (inout PayloadRates) -> Void) {

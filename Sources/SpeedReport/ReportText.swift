@@ -11,6 +11,7 @@ public enum ReportText {
             out += intervalTable(lines, previous: report.previous?.build)
         }
         out += "\n" + rateLines(report)
+        out += confidenceLines(report)
         out += "\nworst stacks (build \(report.build))\n"
         if report.worstStacks.isEmpty { out += "  no hangs or crashes\n" }
         for (rank, group) in report.worstStacks.enumerated() {
@@ -67,7 +68,7 @@ public enum ReportText {
             text += pad(line.budget.map(Format.number) ?? "-", 5) + pad(line.over ? "OVER" : "", 8)
             if previous != nil {
                 let delta = line.deltaP95.map { "p95 " + Format.signed(String($0)) } ?? "-"
-                text += line.worse ? pad(delta, 9) + "WORSE" : delta
+                text += line.worse ? pad(delta, 9) + (line.doubtful ? "WORSE?" : "WORSE") : delta
             }
             out += trimmed(text) + "\n"
         }
@@ -82,7 +83,8 @@ public enum ReportText {
             return " (\(previous.build): \(format(old)))"
         }
         func worse(_ whats: String...) -> String {
-            whats.contains(where: report.isWorse) ? "  WORSE" : ""
+            guard whats.contains(where: report.isWorse) else { return "" }
+            return report.isDoubtful(whats) ? "  WORSE?" : "  WORSE"
         }
         var out = ""
         let hangs = current.hangRate.map { "\(Format.tenths($0)) s/h" + versus(previous?.hangRate, Format.tenths) } ?? "-"
@@ -97,8 +99,22 @@ public enum ReportText {
         out += pad("cpu idle", 15) + (current.cpuPercent.map { "\(Format.tenths($0))%" } ?? "-") + "\n"
         var crashes = pad("crashes", 15) + crashCount(report)
         let new = report.newCrashSignatures
-        if !new.isEmpty { crashes += "  WORSE, new: " + new.joined(separator: "; ") }
+        if !new.isEmpty { crashes += (report.isDoubtful(["crash"]) ? "  WORSE?, new: " : "  WORSE, new: ") + new.joined(separator: "; ") }
         out += crashes + "\n"
+        return out
+    }
+
+    /// With `--min-confidence` above 0, how sure each WORSE is; nothing otherwise, so the report
+    /// stays the seed's.
+    static func confidenceLines(_ report: SpeedReport) -> String {
+        guard report.minConfidence > 0, !report.regressions.isEmpty else { return "" }
+        var out = "\nconfidence (share of \(RegressionConfidence.resamples) resamples by phone where WORSE holds; "
+        out += "--min-confidence \(ConfidenceWords.number(report.minConfidence)))\n"
+        for regression in report.regressions {
+            var line = "  " + pad(ConfidenceWords.label(regression), 30) + (regression.confidence.map(ConfidenceWords.number) ?? "unknown")
+            if !regression.isConfident(report.minConfidence) { line += "  WORSE?: not in the briefing" }
+            out += line + "\n"
+        }
         return out
     }
 

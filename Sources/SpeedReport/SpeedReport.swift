@@ -27,7 +27,11 @@ public struct SpeedReport: Sendable {
     /// The build's crashes by reason over the same rows, most first; crashes whose rows carry no
     /// reason are in `current.crashes` only. Empty for a stored summary, which keeps no reasons.
     public var crashCauses: [(cause: CrashCause, count: Int)] = []
+    /// What got worse, each with its confidence when the builds' phones are known.
     public let regressions: [Regression]
+    /// `--min-confidence`: items below it stay in the report, marked, and are left out of the
+    /// briefing. 0 (the default) keeps every item, as the seed's rule does.
+    public let minConfidence: Double
     /// The briefing's one line, or `nil` on a good or unchanged day.
     public let briefing: String?
     /// The app's name in the title (`Yui speed, build 125 vs 124`) and the briefing (`report --app-name`).
@@ -40,7 +44,8 @@ public struct SpeedReport: Sendable {
     public init(
         current: BuildFigures, previous: BuildFigures?, history: [BuildFigures], days: Int, window: ClosedRange<Int64>?,
         coverage: String, budgets: ReportBudgets, worstStacks: [SignatureGroup], appName: String = SpeedReport.defaultAppName,
-        bundleID: String? = nil
+        bundleID: String? = nil, phones: (current: RegressionConfidence.Phones, previous: RegressionConfidence.Phones)? = nil,
+        minConfidence: Double = 0
     ) {
         self.appName = appName
         self.bundleID = bundleID
@@ -52,8 +57,16 @@ public struct SpeedReport: Sendable {
         self.coverage = coverage
         self.budgets = budgets
         self.worstStacks = worstStacks
-        regressions = previous.map { BuildComparison.regressions(current: current, previous: $0, budgets: budgets) } ?? []
-        briefing = BuildComparison.briefing(build: current.build, regressions: regressions, appName: appName)
+        var found = previous.map { BuildComparison.regressions(current: current, previous: $0, budgets: budgets) } ?? []
+        if let phones {
+            let confidences = RegressionConfidence.confidences(
+                of: found, current: phones.current, previous: phones.previous, budgets: budgets)
+            for index in found.indices { found[index].confidence = confidences[index] }
+        }
+        regressions = found
+        self.minConfidence = minConfidence
+        briefing = BuildComparison.briefing(
+            build: current.build, regressions: found.filter { $0.isConfident(minConfidence) }, appName: appName)
     }
 
     public var build: Int { current.build }
@@ -71,6 +84,8 @@ public struct SpeedReport: Sendable {
         /// the numbers beside it; `nil` when either build has fewer than 20 samples.
         public var deltaP95: Int?
         public var worse: Bool
+        /// Worse, but below `--min-confidence`.
+        public var doubtful = false
     }
 
     /// The interval table: every interval with rows in this build or the previous one, budgeted
@@ -90,7 +105,7 @@ public struct SpeedReport: Sendable {
             return IntervalLine(
                 name: name, n: figures.n, p50: enough ? figures.p50 : nil, p95: p95, budget: budget,
                 over: p95.map { p95 in budget.map { p95 > $0 } ?? false } ?? false, deltaP95: delta,
-                worse: regressions.contains { $0.what == "interval:\(name)" })
+                worse: isWorse("interval:\(name)"), doubtful: isDoubtful(["interval:\(name)"]))
         }
     }
 
@@ -102,6 +117,12 @@ public struct SpeedReport: Sendable {
     }
 
     func isWorse(_ what: String) -> Bool { regressions.contains { $0.what == what } }
+
+    /// The items of `whats` that are worse but below `--min-confidence`: the text marks them `WORSE?`.
+    func isDoubtful(_ whats: [String]) -> Bool {
+        let items = regressions.filter { whats.contains($0.what) }
+        return !items.isEmpty && !items.contains { $0.isConfident(minConfidence) }
+    }
 }
 
 /// The hang stacks of the reported build in the window, for `report --html`: all of them, and per

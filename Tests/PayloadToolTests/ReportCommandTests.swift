@@ -297,9 +297,9 @@ struct ReportFromTheDatabase {
 }
 
 extension ReportFromTheDatabase {
-    /// A hang row planted past the frame check (the owner's table as the migration made it before
-    /// issue 30): `report --db` names it and leaves it out, as a bad line of a row file, and its
-    /// image's terminal controls never reach the worst stacks it prints.
+    /// A hang row planted past the frame check (the owner's table as the migration made it before it
+    /// checked image names and UUIDs strictly): `report --db` names it and leaves it out, as a bad
+    /// line of a row file, and its image's terminal controls never reach the worst stacks it prints.
     @Test func aRowPlantedPastTheChecksIsNamedAndPrintsNothingButText() throws {
         let (url, drop) = try TopFromTheDatabase.migratedDatabase()
         defer { drop() }
@@ -341,7 +341,7 @@ extension ReportSample {
     }
 }
 
-/// An app that sends MetricKit's payloads and no signpost intervals (issue 35): its tiles and
+/// An app that sends MetricKit's payloads and no signpost intervals: its tiles and
 /// chart are MetricKit's own figures, never an empty tile.
 @Suite struct ReportForAMetricKitOnlyApp {
     static let payloads = ["metrics-ios13.json", "metrics-ios14-zh.json", "metrics-ios16.json"].map {
@@ -372,7 +372,7 @@ extension ReportSample {
     }
 }
 
-/// `report --app-name NAME` (issue 35): the name in the title, the briefing, the JSON and the page;
+/// `report --app-name NAME`: the name in the title, the briefing, the JSON and the page;
 /// without it the seed's `Yui` (the golden report still matches).
 @Suite struct ReportAppName {
     @Test func theNameIsInEveryOutputThatHasATitle() throws {

@@ -3,7 +3,7 @@ import RowStore
 import TestSupport
 import Testing
 
-/// `report --db` over a history longer than the report (issue 33): it reads the window and the
+/// `report --db` over a history longer than the report: it reads the window and the
 /// builds it compares, not every row, and still prints what `report` over the whole row file prints.
 @Suite(.enabled(if: ProcessInfo.processInfo.environment["YUI_PERF_SKIP_DB"] != "1"))
 struct ReportOverALongHistory {

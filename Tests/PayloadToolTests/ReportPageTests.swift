@@ -151,7 +151,7 @@ import Testing
 extension ReportPageInABrowser {
     /// A phone (390×844 CSS pixels, as Chrome's device emulation draws an iPhone) and a desktop
     /// window (1280): no sideways scroll, no text under 11 px as rendered, the icicle graph still
-    /// zooms on a tap (issue 35). The screenshots are docs/report-page-phone.png and
+    /// zooms on a tap, at a phone's width too. The screenshots are docs/report-page-phone.png and
     /// docs/report-page-1280.png (`YUI_RECORD_SNAPSHOTS=1` writes them again).
     @Test(arguments: [(["--phone"], "report-page-phone.png"), (["--width", "1280"], "report-page-1280.png")])
     func thePageFitsAPhoneAndADesktopWithReadableText(options: [String], screenshot: String) throws {

@@ -5,7 +5,7 @@ import RowStore
 import TestSupport
 import Testing
 
-/// `yui_perf` partitioned by week of period_start, and its retention (issue 33; docs/postgres.md,
+/// `yui_perf` partitioned by week of period_start, and its retention (docs/postgres.md,
 /// "Partitions and retention"), on the live test server.
 @Suite(.enabled(if: !TestServer.isSkipped))
 struct Partitions {
@@ -115,7 +115,7 @@ struct Partitions {
         #expect(newID.first?.first.flatMap { $0.flatMap { Int($0) } }.map { $0 > highest } == true, "\(newID) after \(highest)")
     }
 
-    /// The partitioned table as this file made it before the crash-reason columns (issue 35): the
+    /// The partitioned table as this file made it before the crash-reason columns: the
     /// migration adds them to the table and every partition, keeps every row and id (their reasons
     /// null), and `load` then stores and reads back a crash's numbers; a reason on a row that is
     /// not a crash, or a negative one, is refused by the table's checks.

@@ -54,6 +54,14 @@ struct ReportOptions: CommandOptions {
             "Budgets as JSON, replacing the defaults: {\"intervals\":",
             "{\"keystroke_render\": 33}, \"hitch_ms_per_s\": 5, \"memory_mb\": 300}.",
         ])
+    static let minConfidence = CommandOption(
+        "--min-confidence", "P",
+        parser: .accepting(refusal: .takes("a share from 0 to 1")) { text in Double(text).flatMap { (0...1).contains($0) ? $0 : nil } },
+        help: [
+            "Keep the briefing to worse items at least this sure (the share of",
+            "resamples by phone in which the rule still fires); the text marks",
+            "the others WORSE? (default: 0, every item).",
+        ])
     static let summaries = CommandOption(
         "--summaries", "FILE", parser: .nonEmpty(.takesNonEmpty("a file")),
         help: [
@@ -92,7 +100,7 @@ struct ReportOptions: CommandOptions {
                 .optional(days.declaration), .optional(build.declaration), .optional(AppChoice.option.declaration),
                 .optional(appName.declaration),
                 .oneOf([json.declaration, briefing.declaration, panel.declaration]), .optional(html.declaration),
-                .optional(budgets.declaration), .optional(summaries.declaration),
+                .optional(budgets.declaration), .optional(minConfidence.declaration), .optional(summaries.declaration),
                 .optional(DebugFileArguments.dsyms.declaration), .optional(DebugFileArguments.symbols.declaration),
                 .optional(DebugFileArguments.appImage.declaration), .optional(DebugFileArguments.systemImage.declaration),
                 .optional(DebugFileArguments.crashWeight.declaration),
@@ -107,7 +115,8 @@ struct ReportOptions: CommandOptions {
         options: [
             days.declaration, build.declaration, AppChoice.option.declaration, appName.declaration, json.declaration, briefing.declaration,
             panel.declaration,
-            html.declaration, database.declaration, user.declaration, budgets.declaration, summaries.declaration,
+            html.declaration, database.declaration, user.declaration, budgets.declaration, minConfidence.declaration,
+            summaries.declaration,
             DebugFileArguments.dsyms.declaration, DebugFileArguments.symbols.declaration,
             DebugFileArguments.appImage.declaration, DebugFileArguments.systemImage.declaration,
             DebugFileArguments.crashWeight.declaration, InputArguments.fromList.declaration,
@@ -131,6 +140,8 @@ struct ReportOptions: CommandOptions {
     var databaseURL: String?
     var conversion: ConversionOptions
     var budgets = ReportBudgets.seed
+    /// `--min-confidence`: the briefing keeps worse items at least this sure.
+    var minConfidence = 0.0
     /// `--summaries`; nil is the default file of the reported app (`defaultSummariesPath`).
     var summariesPath: String?
     var ranking: TopOptions
@@ -164,6 +175,7 @@ struct ReportOptions: CommandOptions {
         try OutputIsInput.refuse(output: htmlPath, option: Self.html.name, inputs: inputs)
         try OutputIsInput.refuseReplacingRawData(output: htmlPath, option: Self.html.name)
         budgets = try arguments.value(Self.budgets) ?? budgets
+        minConfidence = try arguments.value(Self.minConfidence) ?? minConfidence
         summariesPath = try arguments.value(Self.summaries)
         try OutputIsInput.refuse(
             output: summariesPath ?? Self.defaultSummariesPath(bundleID: bundleID), option: Self.summaries.name, inputs: inputs)

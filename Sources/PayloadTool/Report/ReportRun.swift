@@ -241,7 +241,9 @@ struct ReportReading {
         var report = SpeedReport(
             current: current, previous: previous, history: history, days: options.days, window: window,
             coverage: coverage, budgets: options.budgets, worstStacks: worst.ranked(build: chosen, limit: 3),
-            appName: options.appName ?? apps.appName ?? SpeedReport.defaultAppName, bundleID: apps.bundleID)
+            appName: options.appName ?? apps.appName ?? SpeedReport.defaultAppName, bundleID: apps.bundleID,
+            phones: previous.map { (phones(of: current, fromHour: window == nil ? nil : firstHour), phones(of: $0, fromHour: nil)) },
+            minConfidence: options.minConfidence)
         if coverage != "stored summary" { report.crashCauses = tally.crashCauses(build: chosen, fromHour: window == nil ? nil : firstHour) }
         if options.htmlPath != nil {
             var all = FlameTree(rootName: "build \(chosen)")
@@ -256,6 +258,14 @@ struct ReportReading {
             report.breakdown = tally.breakdown(build: chosen, fromHour: window == nil ? nil : firstHour)
         }
         return report
+    }
+
+    /// A build's figures phone by phone for `RegressionConfidence`, when they are the rows' (from
+    /// `firstHour` on); a stored summary, which keeps no phones, stays whole.
+    private func phones(of figures: BuildFigures, fromHour firstHour: Int64?) -> RegressionConfidence.Phones {
+        let byPhone = tally.figuresByPhone(build: figures.build, fromHour: firstHour)
+        guard byPhone.reduce(0, { $0 + $1.rows }) == figures.rows, figures.rows > 0 else { return .fixed(figures) }
+        return .byPhone(byPhone)
     }
 
     /// Reads from `more` the rest of the builds the report needs whole: the reported build when it
