@@ -267,7 +267,7 @@ declare
         when jsonb_typeof(stack) <> 'array' then false
         else jsonb_array_length(stack) between 1 and 100
       end)$c$],
-    -- The frame rules of SPEC section 5, as the readers check them (Row+Checks.swift): every frame
+    -- The frame rules, as the readers check them (Row+Checks.swift): every frame
     -- an object with only image, uuid and offset; image null or 1 to 1024 of letters, digits and
     -- _.+- (no terminal control can reach `top`'s output); uuid null or canonical upper-case
     -- 8-4-4-4-12; offset an integer from 0 to 2^64 - 1. Three paths: the first in strict mode, so

@@ -1,4 +1,5 @@
 import Foundation
+import PayloadDecode
 
 /// One thing that got worse from the previous build to this one (docs/report.md, "Worse").
 public struct Regression: Sendable, Equatable {
@@ -61,6 +62,18 @@ public enum WorseRules {
         crossed(new: new, old: old, limit: budget)
     }
 
+    /// Terminations of one reason (ours, not the seed's): they appeared, or their rate per foreground
+    /// hour rose by half and by at least one in ten hours. Normal exits and the background's memory
+    /// pressure exits (the system reclaiming a suspended app's memory) are never worse.
+    public static func exits(name: String, new: Double, old: Double, newCount: Int, oldCount: Int) -> Bool {
+        guard let (reason, background) = ExitReason.of(rowName: name), reason != .normal,
+            !(background && reason == .memoryPressure)
+        else { return false }
+        if newCount > 0 && oldCount == 0 { return true }
+        return new >= old * (1 + ReportRules.exitRiseFraction) - ReportRules.tolerance
+            && new - old >= ReportRules.exitRisePerHour - ReportRules.tolerance
+    }
+
     /// Crash signatures the previous build did not have. A signature with an unnamed app frame
     /// (`YuiApp+0x4f10`) is left out: offsets move from build to build, so it would look new
     /// every time (docs/report.md, "New crashes").
@@ -119,6 +132,7 @@ enum BuildComparison {
                             "scrolls less smoothly (hitches \(Format.tenths(new)) ms/s, was \(Format.tenths(old)), good under \(Format.number(budgets.hitchMillisecondsPerSecond)))",
                         severity: ratio(new, old)))
             }
+            found += exitRegressions(current: current, previous: previous)
             if let new = current.memoryPeak, let old = previous.memoryPeak, WorseRules.memoryPeak(new: new, old: old) {
                 found.append(
                     Regression(
@@ -139,6 +153,29 @@ enum BuildComparison {
         for signature in WorseRules.newCrashes(new: current.crashSignatures, old: previous.crashSignatures) {
             found.append(
                 Regression(what: "crash", text: "has a new crash (\(signature))", severity: .infinity, signature: signature))
+        }
+        return found
+    }
+
+    /// Each exit reason that got worse, in `ExitReason`'s order, foreground first.
+    static func exitRegressions(current: BuildFigures, previous: BuildFigures) -> [Regression] {
+        guard current.exits != nil || previous.exits != nil else { return [] }
+        var found: [Regression] = []
+        for background in [false, true] {
+            for reason in ExitReason.allCases {
+                let name = reason.rowName(background: background)
+                let newCount = current.exits?[name] ?? 0
+                let oldCount = previous.exits?[name] ?? 0
+                guard let new = current.exitRate(name), let old = previous.exitRate(name),
+                    WorseRules.exits(name: name, new: new, old: old, newCount: newCount, oldCount: oldCount)
+                else { continue }
+                let state = background ? "in the background" : "in the foreground"
+                let text =
+                    oldCount == 0
+                    ? "was ended by \(reason.words) \(state) (\(newCount == 1 ? "once" : "\(newCount) times")), where build \(previous.build) never was"
+                    : "is ended by \(reason.words) \(state) more often (\(Format.hundredths(new)) per hour, was \(Format.hundredths(old)))"
+                found.append(Regression(what: "exit:\(name)", text: text, severity: oldCount == 0 ? 2 : ratio(new, old)))
+            }
         }
         return found
     }
@@ -206,6 +243,12 @@ enum Format {
         let fraction = abs(Int64(tenths) % 10)
         let sign = tenths < 0 && whole == 0 ? "-" : ""
         return "\(sign)\(whole).\(fraction)"
+    }
+
+    /// Two decimals: rates of rare events, `0.12`.
+    static func hundredths(_ value: Double) -> String {
+        guard value.isFinite, abs(value) < 1e13 else { return "-" }
+        return String(format: "%.2f", value)
     }
 
     /// A whole number without decimals, else one decimal: budgets as written (`5`, `7.5`).

@@ -70,6 +70,12 @@ public struct BuildFigures: Codable, Sendable, Equatable {
     public var hangDiagnostics = 0
     /// Signatures of the build's crashes (symbolicated), to tell a new crash from an old one.
     public var crashSignatures: [String] = []
+    /// Σ exits by row name (`exit_fg_watchdog`, …), from `applicationExitMetrics`; `nil` when the
+    /// build has no exit rows (and in summaries written before exits were counted).
+    public var exits: [String: Int]?
+    /// Σ `disk_writes` MB and the payloads that carried one (a payload is one phone's day).
+    public var diskWriteMegabytes: Double?
+    public var diskWritePayloads: Int?
 
     public init(build: Int) {
         self.build = build
@@ -97,6 +103,18 @@ public struct BuildFigures: Codable, Sendable, Equatable {
     public var longHangs: Int { Swift.max(longHangsInHistograms, longHangsDiagnosed) }
     /// Steady memory, MB: the sample-weighted mean of the periods' medians.
     public var steadyMemory: Double? { steadySamples > 0 ? steadyWeighted / Double(steadySamples) : nil }
+    /// Disk writes per payload (one phone's day), MB.
+    public var diskWritesPerDay: Double? {
+        guard let megabytes = diskWriteMegabytes, let payloads = diskWritePayloads, payloads > 0 else { return nil }
+        return megabytes / Double(payloads)
+    }
+
+    /// Exits of one row name per foreground hour; `nil` without foreground time.
+    public func exitRate(_ name: String) -> Double? {
+        guard foregroundHours > 0 else { return nil }
+        return Double(exits?[name] ?? 0) / foregroundHours
+    }
+
     /// CPU time per foreground second, in percent.
     public var cpuPercent: Double? { cpuForegroundSeconds > 0 ? cpuSeconds / cpuForegroundSeconds * 100 : nil }
 
@@ -137,6 +155,9 @@ public struct BuildFigures: Codable, Sendable, Equatable {
         memoryWarnings += other.memoryWarnings
         crashes += other.crashes
         hangDiagnostics += other.hangDiagnostics
+        if let otherExits = other.exits { exits = (exits ?? [:]).merging(otherExits, uniquingKeysWith: +) }
+        if let megabytes = other.diskWriteMegabytes { diskWriteMegabytes = (diskWriteMegabytes ?? 0) + megabytes }
+        if let payloads = other.diskWritePayloads { diskWritePayloads = (diskWritePayloads ?? 0) + payloads }
     }
 
     // MARK: Checks
@@ -155,6 +176,11 @@ public struct BuildFigures: Codable, Sendable, Equatable {
             ("hangDiagnostics", hangDiagnostics),
         ]
         for (field, value) in counts where outside(value) { return "\(field) is \(value), \(limit)" }
+        for (name, count) in (exits ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard ExitReason.of(rowName: name) != nil else { return "exits: \(InputText.quoted(name)) is not an exit row name" }
+            if outside(count) { return "exits.\(name) is \(count), \(limit)" }
+        }
+        if let payloads = diskWritePayloads, outside(payloads) { return "diskWritePayloads is \(payloads), \(limit)" }
         for (name, figures) in intervals.sorted(by: { $0.key < $1.key }) {
             guard ColumnPatterns.isName(name) else {
                 return "intervals: \(InputText.quoted(name)) is not an interval name (^[a-z][a-z0-9_]{1,40}$)"

@@ -96,6 +96,17 @@ public enum PanelLines {
                 delta: delta(report.current.memoryPeak, report.previous?.memoryPeak, Format.whole),
                 spark: history.map(\.memoryPeak), sub: "budget \(Format.number(report.budgets.memoryMegabytes))",
                 format: Format.whole))
+        // Organizer's Terminations pane, for an app whose payloads carry exit counts (the seed's
+        // rows have none, so its panel keeps its five tiles).
+        if ([report.current] + history).contains(where: { $0.exits != nil }) {
+            let rate = OrganizerFigures.unwantedExitRate(report.current)
+            tiles.append(
+                Tile(
+                    id: "speed-exits", title: "Terminations", value: rate, unit: "/h",
+                    delta: delta(rate, report.previous.flatMap(OrganizerFigures.unwantedExitRate), Format.hundredths),
+                    spark: history.map(OrganizerFigures.unwantedExitRate), sub: "build \(build) · not normal, per foreground hour",
+                    format: Format.hundredths))
+        }
         return tiles
     }
 
@@ -147,8 +158,8 @@ public enum PanelLines {
     static func delta(_ new: Double?, _ old: Double?, _ format: (Double) -> String) -> String? {
         guard let new, let old, let printedNew = Double(format(new)), let printedOld = Double(format(old)) else { return nil }
         let difference = printedNew - printedOld
-        let text = format(difference)
-        return text == "-0.0" ? "0.0" : text
+        // -0.0 prints as "-0.0": a difference of zero is written as zero.
+        return format(difference == 0 ? 0 : difference)
     }
 
     /// `card@speed-worst "Worst hang: 1.2 s, 3 times" "A <- B <- C" sub="build 125 · main thread"`

@@ -1,4 +1,5 @@
 import Foundation
+import PayloadDecode
 
 /// How sure each worse item is (docs/report.md, "Confidence"): the share of resamples in which the
 /// rule still fires when each build's phones are drawn again.
@@ -67,6 +68,8 @@ public enum RegressionConfidence {
     private struct Needs {
         var intervals: Set<String>?
         var signatures: Set<String>
+        /// Exit reasons' counts, when an item is about one.
+        var exits = false
 
         init(_ regressions: [Regression]) {
             var names: Set<String> = []
@@ -74,6 +77,7 @@ public enum RegressionConfidence {
             for regression in regressions {
                 if let name = regression.intervalName { names.insert(name) }
                 if let signature = regression.signature { signatures.insert(signature) }
+                if regression.what.hasPrefix("exit:") { exits = true }
             }
             intervals = signatures.isEmpty ? names : nil
             self.signatures = signatures
@@ -105,6 +109,11 @@ public enum RegressionConfidence {
                 if let peak = phone.memoryPeak { sum.memoryPeak = Swift.max(sum.memoryPeak ?? peak, peak) }
                 sum.steadyWeighted += phone.steadyWeighted * times
                 sum.steadySamples += phone.steadySamples * weight
+                if exits, let phoneExits = phone.exits {
+                    var merged = sum.exits ?? [:]
+                    for (name, count) in phoneExits { merged[name, default: 0] += count * weight }
+                    sum.exits = merged
+                }
                 if crashes, !signatures.isEmpty {
                     for signature in phone.crashSignatures where signatures.contains(signature) { signaturesSeen.insert(signature) }
                 }
@@ -166,6 +175,9 @@ enum ConfidenceWords {
     /// `send_bubble p95`, `hangs`, `new crash YuiLines.parse <- main`.
     static func label(_ regression: Regression) -> String {
         if let name = regression.intervalName { return "\(name) p95" }
+        if regression.what.hasPrefix("exit:"), let (reason, background) = ExitReason.of(rowName: String(regression.what.dropFirst(5))) {
+            return "\(background ? "background" : "foreground") \(reason.words) exits"
+        }
         switch regression.what {
         case "long_hangs": return "long hangs"
         case "hitches": return "scroll hitches"

@@ -38,6 +38,7 @@ public enum ReportHTML {
         intervals(report, into: &page)
         byPhone(report, into: &page)
         rates(report, into: &page)
+        organizer(report, into: &page)
         worstStacks(report, into: &page)
         page.raw("</main>\n<div class=\"tooltip\" id=\"tooltip\" role=\"tooltip\" hidden></div>\n")
         page.raw("<script type=\"application/json\" id=\"flame-data\">")

@@ -27,6 +27,7 @@ public enum ReportJSON {
         enum Keys: String, CodingKey {
             case app, bundle_id, build, previous, days, window_start, window_end, phones, foreground_hours, enough_data
             case intervals, hangs, hitches, memory, cpu, crashes, worst_stacks, worse, min_confidence, briefing, history
+            case terminations, disk_writes
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -62,6 +63,11 @@ public enum ReportJSON {
                     count: current.crashes, previous: previous?.crashes, new_signatures: report.newCrashSignatures,
                     causes: report.crashCauses.map { JSONCrashCause($0.cause, count: $0.count) }), forKey: .crashes)
             try container.encode(report.worstStacks.map(Stack.init), forKey: .worst_stacks)
+            try container.encode(OrganizerFigures.exitNames(report).map { Termination(report: report, name: $0) }, forKey: .terminations)
+            try container.encode(
+                Figure(
+                    value: current.diskWritesPerDay, previous: previous?.diskWritesPerDay, budget: nil, unit: "MB/day", worse: false,
+                    long: nil), forKey: .disk_writes)
             try container.encode(
                 report.regressions.map { Worse(what: $0.what, text: $0.text, confidence: rounded($0.confidence)) }, forKey: .worse)
             try container.encode(report.minConfidence, forKey: .min_confidence)
@@ -158,6 +164,26 @@ public enum ReportJSON {
             try container.encode(rounded(group.max), forKey: .max)
             try container.encode(group.signature.text, forKey: .signature)
             try container.encode(group.signature.isSystem, forKey: .system)
+        }
+    }
+
+    /// One exit reason of either build: counts and rates per foreground hour.
+    private struct Termination: Encodable {
+        let report: SpeedReport
+        let name: String
+        enum Keys: String, CodingKey { case name, state, reason, count, per_hour, previous_count, previous_per_hour, worse }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            let (reason, background) = ExitReason.of(rowName: name) ?? (.normal, false)
+            try container.encode(name, forKey: .name)
+            try container.encode(background ? "background" : "foreground", forKey: .state)
+            try container.encode(reason.rawValue, forKey: .reason)
+            try container.encode(report.current.exits.map { $0[name] ?? 0 }, forKey: .count)
+            try container.encode(rounded(report.current.exits == nil ? nil : report.current.exitRate(name)), forKey: .per_hour)
+            try container.encode(report.previous?.exits.map { $0[name] ?? 0 }, forKey: .previous_count)
+            let previous = report.previous.flatMap { $0.exits == nil ? nil : $0.exitRate(name) }
+            try container.encode(rounded(previous), forKey: .previous_per_hour)
+            try container.encode(report.isWorse("exit:\(name)"), forKey: .worse)
         }
     }
 

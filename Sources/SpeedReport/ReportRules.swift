@@ -22,6 +22,12 @@ public enum ReportRules {
     /// Memory peak is worse when it rose by this fraction and by at least this many MB.
     public static let memoryRiseFraction = 0.10
     public static let memoryRiseMegabytes = 20.0
+    /// Terminations (ours, not the seed's; docs/report.md, "Terminations"): an exit reason other than
+    /// a normal exit or a memory-pressure exit in the background is worse when it appears, or when
+    /// its rate per foreground hour rose by this fraction…
+    public static let exitRiseFraction = 0.5
+    /// …and by at least this many per foreground hour (one in ten hours).
+    public static let exitRisePerHour = 0.1
     /// Comparisons allow for floating-point noise: 110 is 10% above 100 even if 100 × 1.1 is not
     /// exactly 110 in binary.
     static let tolerance = 1e-9

@@ -111,6 +111,16 @@ public struct ReportTally: Sendable {
             }
         case .metric(.cpuTime):
             if let seconds = row.value { updatePayload(row, part) { $0.cpuSeconds = ($0.cpuSeconds ?? 0) + seconds } }
+        case .metric(.diskWrites):
+            if let megabytes = row.value {
+                figures.diskWriteMegabytes = (figures.diskWriteMegabytes ?? 0) + megabytes
+                figures.diskWritePayloads = (figures.diskWritePayloads ?? 0) + 1
+            }
+        case .exit:
+            // A forged row's count past 2^31 is the table's to refuse; here it is clamped, not trapped on.
+            let count = Int(Swift.max(0, Swift.min(row.value ?? Double(row.n), Double(Int32.max))))
+            figures.exits = figures.exits ?? [:]
+            figures.exits![row.name, default: 0] += count
         case .metric(.memoryPeak):
             if let megabytes = row.value { figures.memoryPeak = Swift.max(figures.memoryPeak ?? megabytes, megabytes) }
         case .memory(.footprint):
@@ -251,6 +261,8 @@ private enum RowTopic {
     case metric(MetricName)
     case memory(MemorySampleName)
     case diagnostic(DiagnosticName)
+    /// `exit_fg_*` and `exit_bg_*` rows.
+    case exit
     case other
 
     init(_ row: Row) {
@@ -262,6 +274,8 @@ private enum RowTopic {
             self = .memory(sample)
         } else if let diagnostic = row.diagnostic {
             self = .diagnostic(diagnostic)
+        } else if row.kind == .metrics, ExitReason.of(rowName: row.name) != nil {
+            self = .exit
         } else {
             self = .other
         }

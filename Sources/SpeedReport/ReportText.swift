@@ -1,3 +1,4 @@
+import PayloadDecode
 import StackSignature
 
 /// The plain-text report, laid out as docs/report.md prints it.
@@ -11,6 +12,7 @@ public enum ReportText {
             out += intervalTable(lines, previous: report.previous?.build)
         }
         out += "\n" + rateLines(report)
+        out += organizerLines(report)
         out += confidenceLines(report)
         out += "\nworst stacks (build \(report.build))\n"
         if report.worstStacks.isEmpty { out += "  no hangs or crashes\n" }
@@ -101,6 +103,33 @@ public enum ReportText {
         let new = report.newCrashSignatures
         if !new.isEmpty { crashes += (report.isDoubtful(["crash"]) ? "  WORSE?, new: " : "  WORSE, new: ") + new.joined(separator: "; ") }
         out += crashes + "\n"
+        return out
+    }
+
+    /// Disk writes and terminations, where either build's rows have them (an app whose payloads
+    /// carry `diskIOMetrics` or `applicationExitMetrics`; the seed's rows have neither, so its report
+    /// stays as it was). Terminations: every reason either build saw, per foreground hour.
+    static func organizerLines(_ report: SpeedReport) -> String {
+        let current = report.current
+        let previous = report.previous
+        var out = ""
+        if current.diskWritesPerDay != nil || previous?.diskWritesPerDay != nil {
+            var line = pad("disk writes", 15) + (current.diskWritesPerDay.map { "\(Format.tenths($0)) MB a day" } ?? "-")
+            if let previous, let old = previous.diskWritesPerDay { line += " (\(previous.build): \(Format.tenths(old)))" }
+            out += line + "\n"
+        }
+        let names = OrganizerFigures.exitNames(report)
+        guard !names.isEmpty else { return out }
+        out += "terminations   per foreground hour" + (previous.map { " (build \($0.build))" } ?? "") + "\n"
+        for name in names {
+            guard let (reason, background) = ExitReason.of(rowName: name) else { continue }
+            var line = "  " + pad("\(background ? "background" : "foreground") \(reason.words)", 34)
+            line += (current.exits == nil ? nil : current.exitRate(name)).map(Format.hundredths) ?? "-"
+            if let previous { line += " (" + ((previous.exits == nil ? nil : previous.exitRate(name)).map(Format.hundredths) ?? "-") + ")" }
+            line += "   x\(current.exits?[name] ?? 0)"
+            if report.isWorse("exit:\(name)") { line += report.isDoubtful(["exit:\(name)"]) ? "  WORSE?" : "  WORSE" }
+            out += line + "\n"
+        }
         return out
     }
 

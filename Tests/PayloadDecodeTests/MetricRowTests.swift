@@ -92,8 +92,14 @@ import Testing
     @Test func allEightMetricRowsWithValuesInTheirUnits() throws {
         let result = try convertFile(Samples.path("metrics-ios16.json"))
         #expect(result.succeeded)
-        #expect(result.rows.map(\.name) == ["fg_time", "hang_rate", "hitch_ratio", "mem_peak", "mem_avg", "cpu_time", "launch_mk", "resume_mk"])
-        #expect(result.rows.allSatisfy { $0.kind == .metrics && $0.stack == nil })
+        // The seed's eight, then what Organizer shows: exits, disk writes, CPU instructions, GPU
+        // time and the one interval signpost (MetricRowsForOrganizer).
+        #expect(
+            result.rows.map(\.name) == [
+                "fg_time", "hang_rate", "hitch_ratio", "mem_peak", "mem_avg", "cpu_time", "launch_mk", "resume_mk", "exit_fg_normal",
+                "exit_fg_watchdog", "disk_writes", "cpu_instructions", "gpu_time", "thread_open_3685d22d_mk",
+            ])
+        #expect(result.rows.dropLast().allSatisfy { $0.kind == .metrics && $0.stack == nil })
         #expect(try result.row("fg_time").value == 3600)
         #expect(try result.row("hitch_ratio").value == 4)
         #expect(try result.row("mem_peak").value == 238)  // 243712 kB / 1024
@@ -111,7 +117,7 @@ import Testing
         #expect(first.thermal == 0)
         #expect(first.period_start == "2022-11-14T00:00:00Z")
         #expect(first.period_end == "2022-11-14T23:59:00Z")
-        #expect(result.rows.filter { $0.buckets != nil }.map(\.name) == ["hang_rate", "launch_mk", "resume_mk"])
+        #expect(result.rows.filter { $0.buckets != nil }.map(\.name) == ["hang_rate", "launch_mk", "resume_mk", "thread_open_3685d22d_mk"])
     }
 
     @Test func iOS13GroupedNumbersAndZoneTimestamps() throws {

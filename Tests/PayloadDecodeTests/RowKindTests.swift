@@ -33,14 +33,21 @@ import Testing
         #expect(read.errors.map(\.place) == ["line 2"])
     }
 
-    /// Every row the converter writes from the samples has a name from the closed sets, by kind.
+    /// Every row the converter writes from the samples has a name from the closed sets, by kind:
+    /// a metric or an exit reason, a diagnostic, or a MetricKit signpost's interval (`…_mk`).
     @Test func convertedRowsNameAMetricOrADiagnostic() throws {
-        for sample in ["metrics-ios13.json", "metrics-ios16.json", "diagnostics-ios18-crashes-hang.json", "diagnostics-ios18-exceptions.json"] {
+        for sample in [
+            "metrics-ios13.json", "metrics-ios14-zh.json", "metrics-ios16.json", "diagnostics-ios18-crashes-hang.json",
+            "diagnostics-ios18-exceptions.json",
+        ] {
             for row in convertFile(try Samples.path(sample)).rows {
                 switch row.kind {
-                case .metrics: #expect(row.metric != nil && row.diagnostic == nil, "\(sample) \(row.name)")
+                case .metrics:
+                    #expect((row.metric != nil) != (ExitReason.of(rowName: row.name) != nil), "\(sample) \(row.name)")
+                    #expect(row.diagnostic == nil, "\(sample) \(row.name)")
                 case .diagnostic: #expect(row.diagnostic != nil && row.metric == nil, "\(sample) \(row.name)")
-                case .interval, .memory: Issue.record("\(sample): MetricKit gave an app row \(row.name)")
+                case .interval: #expect(row.name.hasSuffix("_mk") && row.buckets != nil, "\(sample) \(row.name)")
+                case .memory: Issue.record("\(sample): MetricKit gave an app row \(row.name)")
                 }
             }
         }

@@ -293,7 +293,7 @@ import Testing
             path: "-", options: ConversionOptions(), standardInput: pipe.fileHandleForReading, report: { reports.append($0) },
             emit: { rows.append($0) })
         #expect(ok)
-        #expect(rows.count == 7)
+        #expect(rows.count == 9)
         let empty = Pipe()
         try empty.fileHandleForWriting.close()
         RowSource.readRows(

@@ -47,7 +47,7 @@ import Testing
             #expect(run.stdout.isEmpty, "\(output): \(run.stdout)")
             #expect(
                 run.stderr.contains(
-                    "error: the inputs hold the rows of 2 apps: com.example.Alpha (8 rows), com.example.Beta (8 rows); give --bundle-id ID for one of them"
+                    "error: the inputs hold the rows of 2 apps: com.example.Alpha (14 rows), com.example.Beta (14 rows); give --bundle-id ID for one of them"
                 ), "\(run.stderr)")
         }
         #expect(!FileManager.default.fileExists(atPath: summaries), "no summary of a mixed set is kept")
@@ -59,7 +59,7 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.hasPrefix("Alpha speed, build 1 (last 24 h, 1 phone, 3.0 foreground hours)\n"), "\(run.stdout)")
         #expect(!run.stdout.contains("vs 0") && !run.stdout.contains("(0:"), "\(run.stdout)")
-        #expect(run.stderr.contains("note: rows of other apps left out: com.example.Beta 8 rows"), "\(run.stderr)")
+        #expect(run.stderr.contains("note: rows of other apps left out: com.example.Beta 14 rows"), "\(run.stderr)")
         let json = ToolRun.run(["report", "--summaries", summaries, "--bundle-id", "com.example.Beta", "--json", alpha, beta])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(object["app"] as? String == "Beta" && object["bundle_id"] as? String == "com.example.Beta")

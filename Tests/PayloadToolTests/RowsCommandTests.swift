@@ -43,11 +43,12 @@ import Testing
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty)
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
-        #expect(rows.count == 11)
+        #expect(rows.count == 17)
         #expect(rows.allSatisfy { $0.count == Row.columns.count })
         #expect(
             rows.map { $0["name"] as? String } == [
-                "fg_time", "hang_rate", "hitch_ratio", "mem_peak", "mem_avg", "cpu_time", "launch_mk", "resume_mk", "crash", "crash", "hang",
+                "fg_time", "hang_rate", "hitch_ratio", "mem_peak", "mem_avg", "cpu_time", "launch_mk", "resume_mk", "exit_fg_normal",
+                "exit_fg_watchdog", "disk_writes", "cpu_instructions", "gpu_time", "thread_open_3685d22d_mk", "crash", "crash", "hang",
             ])
         #expect(rows.allSatisfy { $0["user_id"] is NSNull })
     }
@@ -98,7 +99,7 @@ import Testing
         }
         #expect(serial.status == 1)
         #expect(serial.stderr.split(separator: "\n").count == 2)
-        #expect(serial.stdout.split(separator: "\n").count == 2 * 41)
+        #expect(serial.stdout.split(separator: "\n").count == 2 * 55)
     }
 
     @Test func someInputFailedExits1AndTheRestIsConverted() throws {
@@ -110,7 +111,7 @@ import Testing
             "rows", "--format", "jsonl", broken.path, sample("metrics-ios13.json"), folder.appendingPathComponent("missing.json").path,
         ])
         #expect(result.status == 1)
-        #expect(result.stdout.split(separator: "\n").count == 7)
+        #expect(result.stdout.split(separator: "\n").count == 9)
         let messages = result.stderr.split(separator: "\n")
         #expect(messages.count == 2)
         #expect(messages[0].hasPrefix("error: \(broken.path): line 1, column 22: invalid JSON: unexpected end of input"))
@@ -127,7 +128,7 @@ import Testing
         let result = ToolRun.run(["rows", "--format", "jsonl", file.path])
         #expect(result.status == 0)
         #expect(result.stderr == "warning: \(file.path): payload 1, key cpuMetrics.cumulativeCPUTime: unknown unit 'fortnights'; row left out\n")
-        #expect(result.stdout.split(separator: "\n").count == 7)
+        #expect(result.stdout.split(separator: "\n").count == 13)
     }
 
     @Test func outputFileIsWrittenWhole() throws {

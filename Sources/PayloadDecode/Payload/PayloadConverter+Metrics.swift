@@ -62,6 +62,7 @@ extension PayloadConverter {
         if let (resumes, _) = histogram(document, launch, "histogrammedResumeTime", resumeKey) {
             rows.append(makeRow(context, metric: .resumeTime, ordinal: 0, n: resumes.n, histogram: resumes, value: nil))
         }
+        appendOrganizerRows(document, payload, context, into: &rows)
     }
 
     /// `mem_peak` and `mem_avg`, in that order, from `memoryMetrics`.

@@ -22,6 +22,66 @@ public enum MetricName: String, Sendable, Hashable, CaseIterable {
     case resumeTime = "resume_mk"
     case memoryPeak = "mem_peak"
     case memoryAverage = "mem_avg"
+    /// `diskIOMetrics.cumulativeLogicalWrites`, MB.
+    case diskWrites = "disk_writes"
+    /// `cpuMetrics.cumulativeCPUInstructions`, in instructions (MetricKit counts thousands).
+    case cpuInstructions = "cpu_instructions"
+    /// `gpuMetrics.cumulativeGPUTime`, seconds.
+    case gpuTime = "gpu_time"
+}
+
+/// Why the app ended, as `applicationExitMetrics` counts it: one `metrics` row per reason and state,
+/// `exit_fg_<reason>` or `exit_bg_<reason>`, whose value is the count (docs/rows.md, "Exits").
+public enum ExitReason: String, Sendable, Hashable, CaseIterable {
+    case normal
+    case abnormal
+    case watchdog
+    case memoryLimit = "memory_limit"
+    case memoryPressure = "memory_pressure"
+    case cpuLimit = "cpu_limit"
+    case badAccess = "bad_access"
+    case illegalInstruction = "illegal_instruction"
+    case lockedFile = "locked_file"
+    case taskTimeout = "task_timeout"
+    case urlSessionTimeout = "url_session_timeout"
+    case fetchTimeout = "fetch_timeout"
+
+    /// MetricKit's key for the count.
+    public var payloadKey: StaticString {
+        switch self {
+        case .normal: "cumulativeNormalAppExitCount"
+        case .abnormal: "cumulativeAbnormalExitCount"
+        case .watchdog: "cumulativeAppWatchdogExitCount"
+        case .memoryLimit: "cumulativeMemoryResourceLimitExitCount"
+        case .memoryPressure: "cumulativeMemoryPressureExitCount"
+        case .cpuLimit: "cumulativeCPUResourceLimitExitCount"
+        case .badAccess: "cumulativeBadAccessExitCount"
+        case .illegalInstruction: "cumulativeIllegalInstructionExitCount"
+        case .lockedFile: "cumulativeSuspendedWithLockedFileExitCount"
+        case .taskTimeout: "cumulativeBackgroundTaskAssertionTimeoutExitCount"
+        case .urlSessionTimeout: "cumulativeBackgroundURLSessionCompletionTimeoutExitCount"
+        case .fetchTimeout: "cumulativeBackgroundFetchCompletionTimeoutExitCount"
+        }
+    }
+
+    /// The row name for this reason in the foreground or the background.
+    public func rowName(background: Bool) -> String { (background ? "exit_bg_" : "exit_fg_") + rawValue }
+
+    /// The reason and state a row name stands for.
+    public static func of(rowName name: String) -> (reason: ExitReason, background: Bool)? {
+        let background: Bool
+        if name.hasPrefix("exit_bg_") {
+            background = true
+        } else if name.hasPrefix("exit_fg_") {
+            background = false
+        } else {
+            return nil
+        }
+        return ExitReason(rawValue: String(name.dropFirst(8))).map { ($0, background) }
+    }
+
+    /// What a person would call it: `watchdog`, `memory limit`, `bad access`.
+    public var words: String { rawValue.replacingOccurrences(of: "_", with: " ") }
 }
 
 /// The names of the `diagnostic` rows (docs/design.md, "Rows").

@@ -54,6 +54,24 @@ struct ReportOptions: CommandOptions {
             "Budgets as JSON, replacing the defaults: {\"intervals\":",
             "{\"keystroke_render\": 33}, \"hitch_ms_per_s\": 5, \"memory_mb\": 300}.",
         ])
+    /// `--budget NAME=MS`: one interval's p95 budget.
+    struct IntervalBudget: Sendable {
+        var name: String
+        var milliseconds: Double
+    }
+    private static let intervalBudget = ValueParser<IntervalBudget>.accepting(
+        refusal: .invalidValue(detail: ": an interval name, '=', and a p95 budget in ms above 0 (--budget load_feed_5f2c0e1a_mk=400).")
+    ) { text in
+        let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+        guard parts.count == 2, ColumnPatterns.isName(parts[0]), let ms = Double(parts[1]), ms.isFinite, ms > 0 else { return nil }
+        return IntervalBudget(name: parts[0], milliseconds: ms)
+    }
+    static let budget = CommandOption(
+        "--budget", "NAME=MS", parser: intervalBudget, repeatable: true,
+        help: [
+            "A p95 budget for one interval, on top of the defaults and --budgets",
+            "(repeatable): a MetricKit signpost's row, or one of the app's own.",
+        ])
     static let minConfidence = CommandOption(
         "--min-confidence", "P",
         parser: .accepting(refusal: .takes("a share from 0 to 1")) { text in Double(text).flatMap { (0...1).contains($0) ? $0 : nil } },
@@ -100,7 +118,8 @@ struct ReportOptions: CommandOptions {
                 .optional(days.declaration), .optional(build.declaration), .optional(AppChoice.option.declaration),
                 .optional(appName.declaration),
                 .oneOf([json.declaration, briefing.declaration, panel.declaration]), .optional(html.declaration),
-                .optional(budgets.declaration), .optional(minConfidence.declaration), .optional(summaries.declaration),
+                .optional(budgets.declaration), .optional(budget.declaration), .optional(minConfidence.declaration),
+                .optional(summaries.declaration),
                 .optional(DebugFileArguments.dsyms.declaration), .optional(DebugFileArguments.symbols.declaration),
                 .optional(DebugFileArguments.appImage.declaration), .optional(DebugFileArguments.systemImage.declaration),
                 .optional(DebugFileArguments.crashWeight.declaration),
@@ -115,7 +134,7 @@ struct ReportOptions: CommandOptions {
         options: [
             days.declaration, build.declaration, AppChoice.option.declaration, appName.declaration, json.declaration, briefing.declaration,
             panel.declaration,
-            html.declaration, database.declaration, user.declaration, budgets.declaration, minConfidence.declaration,
+            html.declaration, database.declaration, user.declaration, budgets.declaration, budget.declaration, minConfidence.declaration,
             summaries.declaration,
             DebugFileArguments.dsyms.declaration, DebugFileArguments.symbols.declaration,
             DebugFileArguments.appImage.declaration, DebugFileArguments.systemImage.declaration,
@@ -175,6 +194,13 @@ struct ReportOptions: CommandOptions {
         try OutputIsInput.refuse(output: htmlPath, option: Self.html.name, inputs: inputs)
         try OutputIsInput.refuseReplacingRawData(output: htmlPath, option: Self.html.name)
         budgets = try arguments.value(Self.budgets) ?? budgets
+        for given in try arguments.values(Self.budget) {
+            if let index = budgets.intervals.firstIndex(where: { $0.name == given.name }) {
+                budgets.intervals[index].p95 = given.milliseconds
+            } else {
+                budgets.intervals.append((given.name, given.milliseconds))
+            }
+        }
         minConfidence = try arguments.value(Self.minConfidence) ?? minConfidence
         summariesPath = try arguments.value(Self.summaries)
         try OutputIsInput.refuse(
