@@ -114,3 +114,30 @@ struct OrganizerApp {
         #expect((shown.layout.smallest_text ?? 0) >= 11, "under 11 px: \(shown.layout.under_11px.prefix(5).map { "\($0.text) \($0.size)" })")
     }
 }
+
+/// `load` stores the new rows (the table's checks take every name) and `report --db` reads them back
+/// into the same report as the payload files give, in every output.
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["YUI_PERF_SKIP_DB"] != "1"))
+struct OrganizersPanesFromTheDatabase {
+    @Test func loadAndReportFromTheDatabaseCarryThem() throws {
+        let (url, drop) = try TopFromTheDatabase.migratedDatabase()
+        defer { drop() }
+        let app = try OrganizerApp()
+        defer { app.remove() }
+        let user = ReportFromTheDatabase.owner
+        let load = ToolRun.run(["load", "--db", url, "--create-users", "--user", user] + app.builds)
+        #expect(load.status == 0, "stderr: \(load.stderr)")
+        #expect(load.stdout.contains("28 rows"), "\(load.stdout)")
+        for mode in [[], ["--json"], ["--yl"], ["--briefing"]] {
+            let fromFiles = ToolRun.run(
+                ["report", "--user", user, "--summaries", app.folder.appendingPathComponent("files.json").path] + mode + app.builds)
+            let fromDatabase = ToolRun.run(
+                ["report", "--summaries", app.folder.appendingPathComponent("db.json").path, "--db", url, "--user", user] + mode)
+            #expect(fromDatabase.status == 0, "stderr: \(fromDatabase.stderr)")
+            #expect(fromDatabase.stdout == fromFiles.stdout, "mode \(mode)")
+        }
+        let text = ToolRun.run(["report", "--summaries", app.folder.appendingPathComponent("t.json").path, "--db", url, "--user", user])
+        #expect(text.stdout.contains("  foreground watchdog               1.00 (0.00)   x3  WORSE\n"), "\(text.stdout)")
+        #expect(text.stdout.contains("thread_open_3685d22d_mk"), "\(text.stdout)")
+    }
+}
