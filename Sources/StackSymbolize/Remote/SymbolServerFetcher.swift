@@ -54,7 +54,17 @@ public final class SymbolServerFetcher {
             StoreFetchedFiles.forgetMisses(root: root)
             forgotMisses = true
         }
-        let shared = FetchRun(jobs: jobs, servers: servers, settings: settings, root: root, build: build)
+        let downloads = StoreTemporaryFiles.downloadFolder(root: root, pid: Processes.currentID)
+        if let failure = FileIO.makeFolders(downloads) {
+            pendingWarnings.append("\(downloads): cannot create the download folder: \(failure.text); nothing fetched")
+            return [:]
+        }
+        TemporaryFiles.registerFolder(downloads)
+        defer {
+            try? FileManager.default.removeItem(atPath: downloads)
+            TemporaryFiles.unregisterFolder(downloads)
+        }
+        let shared = FetchRun(jobs: jobs, servers: servers, settings: settings, root: root, build: build, downloads: downloads)
         let threads = min(max(settings.downloads, 1), jobs.count)
         SecondThread.onThreads(threads) { shared.work() }
         let outcome = shared.outcome.withLock { $0 }
@@ -83,10 +93,15 @@ private final class FetchRun: Sendable {
     let settings: SymbolServerSettings
     let root: String
     let build: String
+    /// Where bodies are written before they are checked (`<root>/.fetch-PID`).
+    let downloads: String
     let next = Mutex(0)
     let outcome = Mutex(Outcome())
 
-    init(jobs: [SymbolServerFetcher.Wanted], servers: [String], settings: SymbolServerSettings, root: String, build: String) {
+    init(
+        jobs: [SymbolServerFetcher.Wanted], servers: [String], settings: SymbolServerSettings, root: String, build: String, downloads: String
+    ) {
+        self.downloads = downloads
         self.jobs = jobs
         self.servers = servers
         self.settings = settings
@@ -180,12 +195,8 @@ private final class FetchRun: Sendable {
         let url = SymbolServerSettings.url(server: server, uuid: uuid)
         var pause = 0.25
         for attempt in 0...SymbolServerSettings.retries {
-            let temporary = destination + StoreTemporaryFiles.suffix(for: Processes.currentID) + "-\(UInt32.random(in: 0...UInt32.max))"
-            TemporaryFiles.register(temporary)
-            defer {
-                FileIO.remove(temporary)
-                TemporaryFiles.unregister(temporary)
-            }
+            let temporary = (downloads as NSString).appendingPathComponent("\(uuid)-\(attempt)")
+            defer { FileIO.remove(temporary) }
             let descriptor: Int32
             do {
                 descriptor = try FileIO.createNew(temporary, mode: 0o644)
