@@ -66,7 +66,8 @@ public enum PayloadTool {
     /// list them. `run` dispatches on the same names (a test runs `NAME --help` for each).
     static let commands: [CommandDescription] = [
         RowsOptions.description, SymbolicateOptions.description, TopOptions.description, DsymsCommand.description,
-        DsymsImport.description, DsymsExport.description, LoadCommand.description, RetentionCommand.description, ReportOptions.description, HelpCommand.description,
+        DsymsImport.description, DsymsExport.description, LoadCommand.description, RetentionCommand.description, ReportOptions.description,
+        HelpCommand.description,
         ShellCompletions.description, ManPage.description,
     ]
 

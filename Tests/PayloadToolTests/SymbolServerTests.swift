@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Debug files fetched from symbol servers the tests start on 127.0.0.1: an empty store and
 /// `--symbol-server` must print what the full store prints, keep what it fetched, and turn every

@@ -133,7 +133,7 @@ struct SymbolicateOptions: CommandOptions {
                 .oneOf([json.declaration, outputStyle.declaration, folded.declaration, reportFormat.declaration]),
                 .optional(allSamples.declaration), .optional(verbose.declaration), .optional(InputArguments.fromList.declaration),
             ] + SymbolServerArguments.usage + [
-                .positional(file, optional: true, repeating: true),
+                .positional(file, optional: true, repeating: true)
             ],
             [
                 .required(object.declaration), .oneOf([uuid.declaration, arch.declaration]),
