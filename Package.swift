@@ -24,6 +24,7 @@ let package = Package(
         // scripts/install-system-packages installs them).
         .systemLibrary(name: "CArchive", providers: [.apt(["libarchive-dev"])]),
         .systemLibrary(name: "CLibpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // Inner loops of `rows` in C (issue 18): SHA-1 on the x86 SHA instructions for row keys
         // (PayloadDecode falls back to its Swift SHA-1 where the CPU has none) and 16-byte scans of
         // JSON strings and indentation for the parser.
@@ -34,8 +35,8 @@ let package = Package(
         // build-time value reaches Swift code no other way without unsafe flags).
         .plugin(name: "GitDescribe", capability: .buildTool()),
         .target(name: "BuildInfo", plugins: ["GitDescribe"]),
-        // libpq and libarchive, loaded when first used rather than at start-up (docs/speed.md).
-        .target(name: "CLazyLibraries", dependencies: ["CLibpq", "CArchive"], linkerSettings: [.linkedLibrary("dl")]),
+        // libpq, libarchive and libcurl, loaded when first used rather than at start-up (docs/speed.md).
+        .target(name: "CLazyLibraries", dependencies: ["CLibpq", "CArchive", "CCurl"], linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "PayloadDecode", dependencies: ["CPayloadKernels", "SystemIO"]),
         // Names of functions (Swift, Swift 1-3, C++): demangled and simplified, with no DWARF
         // (SystemIO looks up `__cxa_demangle` at run time).
@@ -43,7 +44,8 @@ let package = Package(
         // No unsafeFlags anywhere, so other packages can depend on this one: the release build's
         // speed settings (exclusivity checks off, a non-PIE executable) are given by
         // scripts/build-release, which every script and the README use.
-        .target(name: "StackSymbolize", dependencies: ["CElfutils", "SystemIO", "SymbolNames"]),
+        // CLazyLibraries: libcurl, for debug files fetched from symbol servers (`Remote/`).
+        .target(name: "StackSymbolize", dependencies: ["CElfutils", "SystemIO", "SymbolNames", "CLazyLibraries"]),
         .target(name: "StackSignature", dependencies: ["PayloadDecode", "StackSymbolize", "SymbolNames"]),
         .target(name: "RowStore", dependencies: ["PayloadDecode", "SystemIO", "CLibpq", "CLazyLibraries"]),
         .target(name: "SpeedReport", dependencies: ["PayloadDecode", "StackSignature", "SystemIO"]),

@@ -41,6 +41,9 @@ public enum PayloadTool {
         case "dsyms" where rest.first == "import":
             return CommandRunner.run(
                 DsymsImport.Options.self, arguments: Array(rest.dropFirst()), stdin: stdin, stdout: &stdout, stderr: &stderr)
+        case "dsyms" where rest.first == "export":
+            return CommandRunner.run(
+                DsymsExport.Options.self, arguments: Array(rest.dropFirst()), stdin: stdin, stdout: &stdout, stderr: &stderr)
         case "dsyms":
             return CommandRunner.run(DsymsCommand.Options.self, arguments: rest, stdin: stdin, stdout: &stdout, stderr: &stderr)
         case "load":
@@ -63,7 +66,8 @@ public enum PayloadTool {
     /// list them. `run` dispatches on the same names (a test runs `NAME --help` for each).
     static let commands: [CommandDescription] = [
         RowsOptions.description, SymbolicateOptions.description, TopOptions.description, DsymsCommand.description,
-        DsymsImport.description, LoadCommand.description, RetentionCommand.description, ReportOptions.description, HelpCommand.description,
+        DsymsImport.description, DsymsExport.description, LoadCommand.description, RetentionCommand.description, ReportOptions.description,
+        HelpCommand.description,
         ShellCompletions.description, ManPage.description,
     ]
 

@@ -85,6 +85,7 @@ extension BuildSymbolizer {
     /// frames (the same function in many stacks) are looked up once. A frame whose UUID no file
     /// answers is in none of them; a file that cannot be used has no answerer and no addresses.
     func framesByFile(_ stacks: [[FrameRequest]]) -> [FileFrames] {
+        fetchMissingFiles(stacks)
         var slotOfFile: [Int: Int] = [:]
         var files: [FileFrames] = []
         // Frames in a row mostly name the same UUID (one string, shared): comparing it with the last

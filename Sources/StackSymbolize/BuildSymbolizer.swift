@@ -27,6 +27,8 @@ public final class BuildSymbolizer {
     /// Image names → whether the store knows them as the app's (`appImage(uuid:name:)`).
     var knownImageNames: [String: Bool] = [:]
     var images: [Int: DebugImage] = [:]
+    /// Where UUIDs nothing local answers are fetched from (shared by a run's builds), or nil.
+    public var symbolServers: SymbolServerFetcher?
     var openFailures: [Int: SymbolizeError] = [:]
     var names = NameCache()
 
@@ -157,8 +159,26 @@ public final class BuildSymbolizer {
     }
 
     /// The file that answers a canonical UUID: the build's own, else the store's (another build,
-    /// added to `debugFiles` on first use), else a system symbol file.
+    /// added to `debugFiles` on first use), else a system symbol file, else one fetched from the
+    /// symbol servers.
     func resolve(canonical: String) -> Int? {
+        if let found = resolveLocally(canonical: canonical) { return found }
+        guard symbolServers != nil else { return nil }
+        fetch([SymbolServerFetcher.Wanted(uuid: canonical, image: nil)])
+        return indexByUUID[canonical]
+    }
+
+    /// Files placed in the build's folder since it was read (fetched from a symbol server).
+    func addOwnFiles(_ paths: [String]) {
+        for slice in DebugFileCatalog.scan(paths).files where slice.uuids.allSatisfy({ indexByUUID[$0] == nil }) {
+            let index = debugFiles.count
+            debugFiles.append(slice)
+            for uuid in slice.uuids { indexByUUID[uuid] = index }
+        }
+    }
+
+    /// `resolve(canonical:)` without asking the symbol servers.
+    func resolveLocally(canonical: String) -> Int? {
         if let own = indexByUUID[canonical] { return own }
         if let store, !storeMisses.contains(canonical) {
             let slices = store.locate(uuid: canonical, excludingBuild: ownBuild)

@@ -62,7 +62,7 @@ enum ShellCompletions {
         command.arguments.map(\.valueCompletion).first { $0 != .none } ?? .none
     }
 
-    /// The first word of every command, each once (`dsyms` for `dsyms` and `dsyms import`).
+    /// The first word of every command, each once (`dsyms` for `dsyms`, `dsyms import` and `dsyms export`).
     private static func commandWords(_ commands: [CommandDescription]) -> [String] {
         var words: [String] = []
         for command in commands {
@@ -100,6 +100,8 @@ enum ShellCompletions {
                 command="${COMP_WORDS[1]}"
                 if [ "$command" = dsyms ] && [ "$COMP_CWORD" -gt 2 ] && [ "${COMP_WORDS[2]}" = import ]; then
                     command="dsyms import"
+                elif [ "$command" = dsyms ] && [ "$COMP_CWORD" -gt 2 ] && [ "${COMP_WORDS[2]}" = export ]; then
+                    command="dsyms export"
                 fi
                 case "$command" in
 
@@ -176,8 +178,8 @@ enum ShellCompletions {
                 local command=$words[2]
                 shift words
                 (( CURRENT-- ))
-                if [[ $command == dsyms && $words[2] == import ]]; then
-                    command="dsyms import"
+                if [[ $command == dsyms && ( $words[2] == import || $words[2] == export ) ]]; then
+                    command="dsyms $words[2]"
                     shift words
                     (( CURRENT-- ))
                 fi
@@ -255,8 +257,8 @@ enum ShellCompletions {
             # The command being completed: 'rows', 'dsyms import', or nothing before the command word.
             function __payload_tool_command
                 set -l words (commandline -opc)
-                if test (count $words) -ge 3; and test "$words[2]" = dsyms; and test "$words[3]" = import
-                    echo "dsyms import"
+                if test (count $words) -ge 3; and test "$words[2]" = dsyms; and contains -- "$words[3]" import export
+                    echo "dsyms $words[3]"
                 else if test (count $words) -ge 2
                     echo $words[2]
                 end

@@ -26,12 +26,14 @@ enum DsymsCommand {
         usage: [
             [
                 .optional(DebugFileArguments.dsyms.declaration), .optional(DebugFileArguments.symbols.declaration),
-                .optional(json.declaration), .positional(build), .positional(file, optional: true, repeating: true),
-            ],
+                .optional(json.declaration),
+            ] + SymbolServerArguments.usage + [.positional(build), .positional(file, optional: true, repeating: true)],
             [.word("import")] + DsymsImport.usage,
+            [.word("export")] + DsymsExport.usage,
         ],
         arguments: [build, file],
-        options: [DebugFileArguments.dsyms.declaration, DebugFileArguments.symbols.declaration, json.declaration],
+        options: [DebugFileArguments.dsyms.declaration, DebugFileArguments.symbols.declaration, json.declaration]
+            + SymbolServerArguments.all,
         exitStatuses: [
             ExitStatus(0, "The build's files were listed and every input was read (UUIDs without a debug file are not failures)."),
             ExitStatus(1, "The build's folder, a debug file or an input could not be read; the rest are still listed."), .usage,
@@ -46,6 +48,8 @@ enum DsymsCommand {
         var build: String
         /// Payload dumps or row files whose frames to check.
         var inputs: [String]
+        /// `--symbol-server` and its bounds: the inputs' UUIDs the store lacks are fetched.
+        var symbolServers: SymbolServerSettings?
 
         init(_ parsed: CommandArguments) throws(UsageError) {
             guard let build = parsed.positionals.first else { throw UsageError(message: "Missing build.") }
@@ -54,6 +58,7 @@ enum DsymsCommand {
             dsymsRoot = try parsed.value(DebugFileArguments.dsyms)
             symbols = try parsed.values(DebugFileArguments.symbols)
             json = parsed.given(DsymsCommand.json)
+            symbolServers = try SymbolServerArguments.settings(parsed)
         }
 
         func run(stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
@@ -103,10 +108,14 @@ enum DsymsCommand {
         do {
             folder = try BuildSymbolizer.buildFolder(root: options.dsymsRoot, build: options.build)
             let store = DebugFileStore(root: options.dsymsRoot)
-            guard store.hasBuildFolder(options.build) else { throw SymbolizeError.fileSystem(path: folder, "no such build folder") }
+            // With a symbol server, a build with no folder yet gets one from what is fetched.
+            guard store.hasBuildFolder(options.build) || options.symbolServers != nil else {
+                throw SymbolizeError.fileSystem(path: folder, "no such build folder")
+            }
             symbolizer = try BuildSymbolizer(
                 build: options.build, store: store, indexFolder: nil,
                 systemSymbols: BuildSymbolizer.systemSymbolFolders(given: options.symbols, root: options.dsymsRoot))
+            symbolizer.symbolServers = options.symbolServers.map(SymbolServerFetcher.init)
         } catch {
             stderr.write("error: \(error)\n")
             return PayloadTool.exitFailure
@@ -124,17 +133,24 @@ enum DsymsCommand {
         for error in list.errors { stderr.write("error: \(error)\n") }
         if !list.errors.isEmpty { failed = true }
         var skipped = 0
+        // The frames are counted once every input is read: their missing files are fetched in one round.
+        var stacks: [[StackFrame]] = []
         for item in list.items {
             var diagnostics: [InputDiagnostic] = []
             let outcome = InputReading.read(
                 item, options: ConversionOptions(), standardInput: stdin, report: { diagnostics.append($0) },
                 emit: { row in
-                    for frame in row.stack ?? [] { coverage.count(frame) }
+                    if let stack = row.stack { stacks.append(stack) }
                 })
             for diagnostic in diagnostics { stderr.write("\(diagnostic.severity.rawValue): \(diagnostic)\n") }
             if !outcome.succeeded { failed = true }
             skipped += outcome.skipped
         }
+        symbolizer.fetchMissingFiles(stacks.map(SymbolicateStacks.requests))
+        for stack in stacks {
+            for frame in stack { coverage.count(frame) }
+        }
+        for warning in symbolizer.takeWarnings() { stderr.write("warning: \(warning)\n") }
         if let note = InputReading.skippedNote(skipped) { stderr.write(note + "\n") }
         if options.json {
             stdout.write(jsonReport(options, folder: folder, symbolizer: symbolizer, coverage: coverage))

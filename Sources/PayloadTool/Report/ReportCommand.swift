@@ -123,7 +123,7 @@ struct ReportOptions: CommandOptions {
                 .optional(DebugFileArguments.dsyms.declaration), .optional(DebugFileArguments.symbols.declaration),
                 .optional(DebugFileArguments.appImage.declaration), .optional(DebugFileArguments.systemImage.declaration),
                 .optional(DebugFileArguments.crashWeight.declaration),
-            ] + ConversionArguments.usage.dropFirst() + [
+            ] + SymbolServerArguments.usage + ConversionArguments.usage.dropFirst() + [
                 .optional(InputArguments.fromList.declaration),
                 .either([
                     [.positional(file, repeating: true)], [.required(database.declaration), .required(user.declaration)],
@@ -139,7 +139,7 @@ struct ReportOptions: CommandOptions {
             DebugFileArguments.dsyms.declaration, DebugFileArguments.symbols.declaration,
             DebugFileArguments.appImage.declaration, DebugFileArguments.systemImage.declaration,
             DebugFileArguments.crashWeight.declaration, InputArguments.fromList.declaration,
-        ] + ConversionArguments.options(user: user.declaration).dropFirst(),
+        ] + SymbolServerArguments.all + ConversionArguments.options(user: user.declaration).dropFirst(),
         exitStatuses: [
             ExitStatus(0, "Every input was read and every output written (also when no figure got worse)."),
             ExitStatus(1, "An input, --db, a debug file or the --html page failed; the report of the rest is still printed."),
@@ -212,7 +212,7 @@ struct ReportOptions: CommandOptions {
         ranking = TopOptions(
             dsymsRoot: dsymsRoot, appImages: appImages, systemImages: Set(try arguments.values(DebugFileArguments.systemImage)),
             systemSymbols: BuildSymbolizer.systemSymbolFolders(given: try arguments.values(DebugFileArguments.symbols), root: dsymsRoot),
-            crashWeight: crashWeight)
+            crashWeight: crashWeight, symbolServers: try SymbolServerArguments.settings(arguments))
     }
 
     /// The summaries file of an app: `~/.yui-perf-builds.json` for rows that name no app (the

@@ -132,7 +132,8 @@ struct SymbolicateOptions: CommandOptions {
                 .optional(indexFolder.declaration),
                 .oneOf([json.declaration, outputStyle.declaration, folded.declaration, reportFormat.declaration]),
                 .optional(allSamples.declaration), .optional(verbose.declaration), .optional(InputArguments.fromList.declaration),
-                .positional(file, optional: true, repeating: true),
+            ] + SymbolServerArguments.usage + [
+                .positional(file, optional: true, repeating: true)
             ],
             [
                 .required(object.declaration), .oneOf([uuid.declaration, arch.declaration]),
@@ -150,7 +151,7 @@ struct SymbolicateOptions: CommandOptions {
             slide.declaration, atosStyle.declaration, noDemangle.declaration, inlines.declaration, functions.declaration,
             outputStyle.declaration, index.declaration, indexFolder.declaration, json.declaration, folded.declaration,
             reportFormat.declaration, allSamples.declaration, verbose.declaration, InputArguments.fromList.declaration,
-        ],
+        ] + SymbolServerArguments.all,
         epilogue: """
             Text output is the layout of Apple's crash reports: index, image, address, then the function
             with '+ N', the file and line, one line per frame (inlined frames marked). Its address column
@@ -182,6 +183,8 @@ struct SymbolicateOptions: CommandOptions {
     var demangles = true
     var verbose = false
     var allSamples = false
+    /// `--symbol-server` and its bounds: where UUIDs the store lacks are fetched from.
+    var symbolServers: SymbolServerSettings?
 
     func run(stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream) -> Int32 {
         if let object {
@@ -194,12 +197,12 @@ struct SymbolicateOptions: CommandOptions {
         if let reportFormat {
             return SymbolicateCrashReports.run(
                 inputs: list, root: dsymsRoot, build: build, indexFolder: indexFolder,
-                systemSymbols: BuildSymbolizer.systemSymbolFolders(given: symbols, root: dsymsRoot), format: reportFormat, stdin: stdin,
-                stdout: &stdout, stderr: &stderr)
+                systemSymbols: BuildSymbolizer.systemSymbolFolders(given: symbols, root: dsymsRoot), symbolServers: symbolServers,
+                format: reportFormat, stdin: stdin, stdout: &stdout, stderr: &stderr)
         }
         return SymbolicateStacks.run(
             inputs: list, root: dsymsRoot, build: build, indexFolder: indexFolder,
-            systemSymbols: BuildSymbolizer.systemSymbolFolders(given: symbols, root: dsymsRoot),
+            systemSymbols: BuildSymbolizer.systemSymbolFolders(given: symbols, root: dsymsRoot), symbolServers: symbolServers,
             stdin: stdin, format: format, verbose: verbose, allSamples: allSamples, stdout: &stdout, stderr: &stderr)
     }
 
@@ -230,7 +233,8 @@ struct SymbolicateOptions: CommandOptions {
             ].filter(\.0).map(\.1)
             if let first = objectOnly.first { throw UsageError(message: "Option '\(first)' needs '\(Self.object.name)'.") }
         } else {
-            for option in [DebugFileArguments.dsyms, Self.build, DebugFileArguments.symbols] where parsed.given(option) {
+            for option in [DebugFileArguments.dsyms, Self.build, DebugFileArguments.symbols, SymbolServerArguments.server]
+            where parsed.given(option) {
                 throw UsageError(message: "Option '\(option.name)' cannot be combined with '\(Self.object.name)'.")
             }
             if parsed.given(Self.reportFormat) {
@@ -266,6 +270,7 @@ struct SymbolicateOptions: CommandOptions {
         } else if parsed.given(Self.offsets) {
             addressForm = .offsets
         }
+        if object == nil { symbolServers = try SymbolServerArguments.settings(parsed) }
         demangles = !parsed.given(Self.noDemangle)
         verbose = parsed.given(Self.verbose)
         allSamples = parsed.given(Self.allSamples)

@@ -11,12 +11,14 @@ enum SymbolicateCrashReports {
     enum Format: Sendable { case text, ips }
 
     static func run(
-        inputs: InputList, root: String?, build: String?, indexFolder: String?, systemSymbols: [String], format: Format,
+        inputs: InputList, root: String?, build: String?, indexFolder: String?, systemSymbols: [String],
+        symbolServers: SymbolServerSettings?, format: Format,
         stdin: FileHandle, stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
     ) -> Int32 {
         var run = StackRun(
             root: root, build: build, indexFolder: indexFolder, systemSymbols: systemSymbols, format: .text,
             progress: ProgressLine.forSlowWork())
+        run.symbolServers = symbolServers.map(SymbolServerFetcher.init)
         var failed = !inputs.errors.isEmpty
         for error in inputs.errors { stderr.write("error: \(error)\n") }
         for warning in inputs.warnings { stderr.write("warning: \(warning)\n") }

@@ -37,7 +37,8 @@ enum SymbolicateStacks {
     }
 
     static func run(
-        inputs: InputList, root: String?, build: String?, indexFolder: String?, systemSymbols: [String] = [], stdin: FileHandle,
+        inputs: InputList, root: String?, build: String?, indexFolder: String?, systemSymbols: [String] = [],
+        symbolServers: SymbolServerSettings? = nil, stdin: FileHandle,
         format: SymbolicateCommand.Format, verbose: Bool = false, allSamples: Bool = false,
         stdout: inout some TextOutputStream, stderr: inout some TextOutputStream
     ) -> Int32 {
@@ -45,6 +46,7 @@ enum SymbolicateStacks {
         var messages = ProgressErasingStream(base: stderr, progress: progress)
         var run = StackRun(
             root: root, build: build, indexFolder: indexFolder, systemSymbols: systemSymbols, format: format, progress: progress)
+        run.symbolServers = symbolServers.map(SymbolServerFetcher.init)
         var diagnostics: [InputDiagnostic] = []
         var conversion = ConversionOptions()
         conversion.frameNames = run.frameNames
@@ -110,6 +112,8 @@ struct StackRun {
     private var symbolizers: [String: BuildSymbolizer?] = [:]
     /// The store every build's frames are looked up in, by UUID, after the build's own folder.
     private let store: DebugFileStore
+    /// Where UUIDs the store lacks are fetched from, shared by every build of the run.
+    var symbolServers: SymbolServerFetcher?
     var reportedMissing: Set<String> = []
     private var folded: [String: Int] = [:]
     private var foldedOrder: [String] = []
@@ -155,10 +159,11 @@ struct StackRun {
         do {
             made = try BuildSymbolizer(build: buildName, store: store, indexFolder: indexFolder, systemSymbols: systemSymbols)
             made?.progress = progress.show
+            made?.symbolServers = symbolServers
             // Text and folded output print simplified names only, as `--object` does: full names
             // (swift_demangle for every function) were a tenth of a cold run over rows.
             made?.makesFullNames = format == .json || format == .atos
-            if !store.hasBuildFolder(buildName), made?.problems.isEmpty ?? true {
+            if !store.hasBuildFolder(buildName), made?.problems.isEmpty ?? true, symbolServers == nil {
                 stderr.write("warning: no folder \(folder) for build \(buildName); its frames are looked up by UUID in the store's other builds\n")
             }
             // A broken debug file is an error (exit 1); the build's other files still symbolicate.

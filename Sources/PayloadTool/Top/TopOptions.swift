@@ -48,6 +48,7 @@ struct TopOptions {
                 .optional(DebugFileArguments.systemImage.declaration), .optional(DebugFileArguments.symbols.declaration),
                 .optional(DebugFileArguments.crashWeight.declaration), .optional(DebugFileArguments.index.declaration),
                 .optional(DebugFileArguments.indexFolder.declaration),
+            ] + SymbolServerArguments.usage + [
                 .optional(user.declaration), .optional(AppChoice.option.declaration), .oneOf([json.declaration, folded.declaration]),
                 .optional(InputArguments.fromList.declaration),
                 .either([
@@ -63,7 +64,7 @@ struct TopOptions {
             DebugFileArguments.crashWeight.declaration, DebugFileArguments.index.declaration,
             DebugFileArguments.indexFolder.declaration, user.declaration, AppChoice.option.declaration, database.declaration,
             json.declaration, folded.declaration, InputArguments.fromList.declaration,
-        ],
+        ] + SymbolServerArguments.all,
         exitStatuses: [
             ExitStatus(0, "Every input was read (frames without a debug file are ranked by image and offset)."),
             ExitStatus(1, "An input, --db or a debug file failed; the rest are still ranked and printed."), .usage,
@@ -90,10 +91,16 @@ struct TopOptions {
     var indexFolder: String?
     /// `--bundle-id ID`: only that app's rows (`AppChoice`).
     var bundleID: String?
+    /// `--symbol-server` and its bounds: where UUIDs the store lacks are fetched from.
+    var symbolServers: SymbolServerSettings?
 
     /// The options `report` ranks its worst stacks with.
-    init(dsymsRoot: String?, appImages: Set<String>, systemImages: Set<String>, systemSymbols: [String], crashWeight: Double) {
+    init(
+        dsymsRoot: String?, appImages: Set<String>, systemImages: Set<String>, systemSymbols: [String], crashWeight: Double,
+        symbolServers: SymbolServerSettings? = nil
+    ) {
         inputs = []
+        self.symbolServers = symbolServers
         self.dsymsRoot = dsymsRoot
         self.appImages = appImages
         self.systemImages = systemImages
@@ -125,6 +132,7 @@ struct TopOptions {
         indexFolder =
             try arguments.value(DebugFileArguments.indexFolder)
             ?? (arguments.given(DebugFileArguments.index) ? BuildSymbolizer.defaultIndexFolder : nil)
+        symbolServers = try SymbolServerArguments.settings(arguments)
         switch (arguments.given(Self.json), arguments.given(Self.folded)) {
         case (true, true):
             throw UsageError(message: "Options '\(Self.json.name)' and '\(Self.folded.name)' cannot be used together.")

@@ -109,8 +109,12 @@ struct TopRanking {
     /// The app the rows belong to: one, or `--bundle-id`'s.
     private(set) var apps: AppChoice
 
+    /// Where UUIDs the store lacks are fetched from, shared by every build's symbolizer.
+    private let symbolServers: SymbolServerFetcher?
+
     init(options: TopOptions) {
         store = DebugFileStore(root: options.dsymsRoot)
+        symbolServers = options.symbolServers.map(SymbolServerFetcher.init)
         self.options = options
         apps = AppChoice(wanted: options.bundleID)
     }
@@ -258,12 +262,13 @@ struct TopRanking {
                 store: store, build: build, systemSymbols: options.systemSymbols, indexFolder: options.indexFolder,
                 fullNames: options.output == .json)
             symbolizer = opened.symbolizer
-            if !opened.hasFolder, store.isEmpty {
+            (opened.symbolizer as? BuildSymbolizer)?.symbolServers = symbolServers
+            if !opened.hasFolder, store.isEmpty, symbolServers == nil {
                 // An empty store: nothing to look up anywhere, as before there was a store.
                 let folder = (store.root as NSString).appendingPathComponent(String(build))
                 stderr.write("warning: build \(build): \(folder): no such build folder; its frames stay image+0xOFFSET\n")
                 buildsWithoutFolder.insert(build)
-            } else if !opened.hasFolder {
+            } else if !opened.hasFolder, symbolServers == nil {
                 let folder = (store.root as NSString).appendingPathComponent(String(build))
                 stderr.write("warning: build \(build): no folder \(folder); its frames are looked up by UUID in the store's other builds\n")
             }

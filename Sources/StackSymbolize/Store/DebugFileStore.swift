@@ -56,6 +56,9 @@ public final class DebugFileStore {
         return [object]
     }
 
+    /// Reads the UUID index again on next use (files were placed since it was read).
+    public func reload() { loaded = nil }
+
     /// Whether `<root>/<build>` is a folder.
     public func hasBuildFolder(_ build: String) -> Bool {
         var isDirectory: ObjCBool = false
@@ -87,6 +90,18 @@ public final class DebugFileStore {
             if attempt == 0 { loaded = self.contents(forcingFolders: [best.build]) }
         }
         return []
+    }
+
+    /// Every UUID of the store (or of one build) and the stored file that answers it, by
+    /// `locate`'s choice (DWARF first, then the highest build): what `dsyms export` writes.
+    public func answeringFiles(build: String? = nil) -> [(uuid: String, path: String)] {
+        contents(forcingFolders: []).byUUID.compactMap { uuid, entries -> (uuid: String, path: String)? in
+            let best = entries.filter { build == nil || $0.build == build }.sorted { lhs, rhs in
+                if lhs.hasDebugInfo != rhs.hasDebugInfo { return lhs.hasDebugInfo }
+                return (Int(lhs.build) ?? -1, lhs.path) > (Int(rhs.build) ?? -1, rhs.path)
+            }.first
+            return best.map { (uuid, (root as NSString).appendingPathComponent($0.path)) }
+        }.sorted { $0.uuid < $1.uuid }
     }
 
     /// True when the store holds a debug file (or an archive's binary) of an image called `name`

@@ -2,7 +2,9 @@ import Foundation
 import SystemIO
 
 /// The store's temporary names and their cleanup. A run writes `<name>.tmp-PID[-N]` files beside
-/// what it places, and `dsyms import` unpacks zips into `<root>/.import-PID/`; a run that ends
+/// what it places, `dsyms import` unpacks zips into `<root>/.import-PID/`, and a run fetching
+/// from symbol servers downloads into `<root>/.fetch-PID/` (never into a build folder, where another
+/// run would meet half a file); a run that ends
 /// normally or by SIGINT, SIGTERM or SIGHUP removes its own. One killed harder (SIGKILL, a power
 /// cut) leaves them: the next import removes those whose process is gone.
 public enum StoreTemporaryFiles {
@@ -14,6 +16,11 @@ public enum StoreTemporaryFiles {
         (root as NSString).appendingPathComponent(".import-\(pid)")
     }
 
+    /// The download folder of a run fetching from symbol servers: `<root>/.fetch-PID`.
+    public static func downloadFolder(root: String, pid: pid_t) -> String {
+        (root as NSString).appendingPathComponent(".fetch-\(pid)")
+    }
+
     /// Removes the temporary files and staging folders of processes that no longer run, in the root
     /// and in its build folders; returns what it removed.
     @discardableResult
@@ -22,7 +29,9 @@ public enum StoreTemporaryFiles {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
         for name in names {
             let path = (root as NSString).appendingPathComponent(name)
-            if let pid = owner(name, marker: ".import-", atStart: true), !isRunning(pid) {
+            if let pid = owner(name, marker: ".import-", atStart: true) ?? owner(name, marker: ".fetch-", atStart: true),
+                !isRunning(pid)
+            {
                 if (try? FileManager.default.removeItem(atPath: path)) != nil { removed.append(path) }
                 continue
             }
