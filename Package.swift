@@ -25,7 +25,7 @@ let package = Package(
         .systemLibrary(name: "CArchive", providers: [.apt(["libarchive-dev"])]),
         .systemLibrary(name: "CLibpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        // Inner loops of `rows` in C (issue 18): SHA-1 on the x86 SHA instructions for row keys
+        // Inner loops of `rows` in C, for `rows` at the speed of the best JSON parsers: SHA-1 on the x86 SHA instructions for row keys
         // (PayloadDecode falls back to its Swift SHA-1 where the CPU has none) and 16-byte scans of
         // JSON strings and indentation for the parser.
         .target(name: "CPayloadKernels"),
