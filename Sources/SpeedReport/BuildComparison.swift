@@ -66,9 +66,7 @@ public enum WorseRules {
     /// hour rose by half and by at least one in ten hours. Normal exits and the background's memory
     /// pressure exits (the system reclaiming a suspended app's memory) are never worse.
     public static func exits(name: String, new: Double, old: Double, newCount: Int, oldCount: Int) -> Bool {
-        guard let (reason, background) = ExitReason.of(rowName: name), reason != .normal,
-            !(background && reason == .memoryPressure)
-        else { return false }
+        guard let (reason, background) = ExitReason.of(rowName: name), reason.isUnwanted(background: background) else { return false }
         if newCount > 0 && oldCount == 0 { return true }
         return new >= old * (1 + ReportRules.exitRiseFraction) - ReportRules.tolerance
             && new - old >= ReportRules.exitRisePerHour - ReportRules.tolerance

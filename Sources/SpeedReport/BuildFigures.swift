@@ -17,9 +17,10 @@ public struct IntervalFigures: Codable, Sendable, Equatable {
 
     private var histogram: BucketHistogram { BucketHistogram(counts: counts, max: max) }
 
-    /// Adds counts; the merged max is the larger one.
-    mutating func merge(_ other: IntervalFigures) {
-        for index in counts.indices where index < other.counts.count { counts[index] += other.counts[index] }
+    /// Adds counts (`times` times over: a phone drawn more than once by a resample); the merged max
+    /// is the larger one.
+    mutating func merge(_ other: IntervalFigures, times: Int = 1) {
+        for index in counts.indices where index < other.counts.count { counts[index] += other.counts[index] * times }
         if let otherMax = other.max { max = Swift.max(max ?? otherMax, otherMax) }
     }
 }
@@ -115,6 +116,10 @@ public struct BuildFigures: Codable, Sendable, Equatable {
         return Double(exits?[name] ?? 0) / foregroundHours
     }
 
+    /// `exitRate` for the outputs: `nil` for a build whose rows carry no exit counts at all (iOS 13
+    /// payloads), which the report prints as `-` rather than as a rate of 0.
+    public func countedExitRate(_ name: String) -> Double? { exits == nil ? nil : exitRate(name) }
+
     /// CPU time per foreground second, in percent.
     public var cpuPercent: Double? { cpuForegroundSeconds > 0 ? cpuSeconds / cpuForegroundSeconds * 100 : nil }
 
@@ -130,34 +135,42 @@ public struct BuildFigures: Codable, Sendable, Equatable {
     }
 
     /// `merge` without the phones and the crash signatures, for a caller that gathers those itself.
-    mutating func mergeSums(_ other: BuildFigures) {
-        rows += other.rows
-        for (name, figures) in other.intervals { intervals[name, default: IntervalFigures()].merge(figures) }
-        foregroundSeconds += other.foregroundSeconds
-        memorySamples += other.memorySamples
-        hangSecondsWeighted += other.hangSecondsWeighted
-        hangHours += other.hangHours
-        hitchWeighted += other.hitchWeighted
-        hitchHours += other.hitchHours
-        cpuSeconds += other.cpuSeconds
-        cpuForegroundSeconds += other.cpuForegroundSeconds
-        longHangsInHistograms += other.longHangsInHistograms
-        longHangsDiagnosed += other.longHangsDiagnosed
+    /// - Parameters:
+    ///   - times: how many times `other` counts (`RegressionConfidence` draws a phone k times).
+    ///   - keeping: the intervals to add, every one when `nil` (a resample needs only the items').
+    mutating func mergeSums(_ other: BuildFigures, times: Int = 1, keeping: Set<String>? = nil) {
+        let weight = Double(times)
+        rows += other.rows * times
+        for (name, figures) in other.intervals where keeping?.contains(name) ?? true {
+            intervals[name, default: IntervalFigures()].merge(figures, times: times)
+        }
+        foregroundSeconds += other.foregroundSeconds * weight
+        memorySamples += other.memorySamples * times
+        hangSecondsWeighted += other.hangSecondsWeighted * weight
+        hangHours += other.hangHours * weight
+        hitchWeighted += other.hitchWeighted * weight
+        hitchHours += other.hitchHours * weight
+        cpuSeconds += other.cpuSeconds * weight
+        cpuForegroundSeconds += other.cpuForegroundSeconds * weight
+        longHangsInHistograms += other.longHangsInHistograms * times
+        longHangsDiagnosed += other.longHangsDiagnosed * times
         if let peak = other.memoryPeak { memoryPeak = Swift.max(memoryPeak ?? peak, peak) }
-        steadyWeighted += other.steadyWeighted
-        steadySamples += other.steadySamples
+        steadyWeighted += other.steadyWeighted * weight
+        steadySamples += other.steadySamples * times
         // The newest wins; two phones' rows of the same second give the larger growth, so the
         // figure does not depend on the order parts are merged in.
         if let at = other.growthAt, at > (growthAt ?? Int64.min) || (at == growthAt && (other.growth ?? 0) > (growth ?? 0)) {
             growthAt = at
             growth = other.growth
         }
-        memoryWarnings += other.memoryWarnings
-        crashes += other.crashes
-        hangDiagnostics += other.hangDiagnostics
-        if let otherExits = other.exits { exits = (exits ?? [:]).merging(otherExits, uniquingKeysWith: +) }
-        if let megabytes = other.diskWriteMegabytes { diskWriteMegabytes = (diskWriteMegabytes ?? 0) + megabytes }
-        if let payloads = other.diskWritePayloads { diskWritePayloads = (diskWritePayloads ?? 0) + payloads }
+        memoryWarnings += other.memoryWarnings * weight
+        crashes += other.crashes * times
+        hangDiagnostics += other.hangDiagnostics * times
+        if let otherExits = other.exits {
+            exits = (exits ?? [:]).merging(otherExits.mapValues { $0 * times }, uniquingKeysWith: +)
+        }
+        if let megabytes = other.diskWriteMegabytes { diskWriteMegabytes = (diskWriteMegabytes ?? 0) + megabytes * weight }
+        if let payloads = other.diskWritePayloads { diskWritePayloads = (diskWritePayloads ?? 0) + payloads * times }
     }
 
     // MARK: Checks

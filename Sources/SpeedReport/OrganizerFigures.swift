@@ -15,10 +15,8 @@ public enum OrganizerFigures {
     /// and the background's memory-pressure exits (the terminations tile).
     public static func unwantedExitRate(_ figures: BuildFigures) -> Double? {
         guard let exits = figures.exits, figures.foregroundHours > 0 else { return nil }
-        let count = exits.filter { name, _ in
-            guard let (reason, background) = ExitReason.of(rowName: name) else { return false }
-            return reason != .normal && !(background && reason == .memoryPressure)
-        }.values.reduce(0, +)
+        let count = exits.filter { name, _ in ExitReason.of(rowName: name).map { $0.reason.isUnwanted(background: $0.background) } ?? false }
+            .values.reduce(0, +)
         return Double(count) / figures.foregroundHours
     }
 }

@@ -68,8 +68,6 @@ public enum RegressionConfidence {
     private struct Needs {
         var intervals: Set<String>?
         var signatures: Set<String>
-        /// Exit reasons' counts, when an item is about one.
-        var exits = false
 
         init(_ regressions: [Regression]) {
             var names: Set<String> = []
@@ -77,7 +75,6 @@ public enum RegressionConfidence {
             for regression in regressions {
                 if let name = regression.intervalName { names.insert(name) }
                 if let signature = regression.signature { signatures.insert(signature) }
-                if regression.what.hasPrefix("exit:") { exits = true }
             }
             intervals = signatures.isEmpty ? names : nil
             self.signatures = signatures
@@ -90,30 +87,7 @@ public enum RegressionConfidence {
             var sum = BuildFigures(build: build)
             var signaturesSeen: Set<String> = []
             for (phone, weight) in zip(phones, weights) where weight > 0 {
-                let times = Double(weight)
-                sum.rows += phone.rows * weight
-                for (name, interval) in phone.intervals where intervals?.contains(name) ?? true {
-                    var counts = sum.intervals[name]?.counts ?? [Int](repeating: 0, count: interval.counts.count)
-                    for index in counts.indices where index < interval.counts.count { counts[index] += interval.counts[index] * weight }
-                    let max = [sum.intervals[name]?.max, interval.max].compactMap { $0 }.max()
-                    sum.intervals[name] = IntervalFigures(counts: counts, max: max)
-                }
-                sum.foregroundSeconds += phone.foregroundSeconds * times
-                sum.memorySamples += phone.memorySamples * weight
-                sum.hangSecondsWeighted += phone.hangSecondsWeighted * times
-                sum.hangHours += phone.hangHours * times
-                sum.hitchWeighted += phone.hitchWeighted * times
-                sum.hitchHours += phone.hitchHours * times
-                sum.longHangsInHistograms += phone.longHangsInHistograms * weight
-                sum.longHangsDiagnosed += phone.longHangsDiagnosed * weight
-                if let peak = phone.memoryPeak { sum.memoryPeak = Swift.max(sum.memoryPeak ?? peak, peak) }
-                sum.steadyWeighted += phone.steadyWeighted * times
-                sum.steadySamples += phone.steadySamples * weight
-                if exits, let phoneExits = phone.exits {
-                    var merged = sum.exits ?? [:]
-                    for (name, count) in phoneExits { merged[name, default: 0] += count * weight }
-                    sum.exits = merged
-                }
+                sum.mergeSums(phone, times: weight, keeping: intervals)
                 if crashes, !signatures.isEmpty {
                     for signature in phone.crashSignatures where signatures.contains(signature) { signaturesSeen.insert(signature) }
                 }

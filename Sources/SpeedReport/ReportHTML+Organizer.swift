@@ -16,7 +16,7 @@ extension ReportHTML {
             if let previous { page.raw("<th scope=\"col\">build \(previous.build)</th>") }
             page.raw("<th scope=\"col\"></th></tr></thead>\n<tbody>\n")
             func rate(_ figures: BuildFigures?, _ name: String) -> String {
-                guard let figures, figures.exits != nil, let rate = figures.exitRate(name) else { return "-" }
+                guard let rate = figures?.countedExitRate(name) else { return "-" }
                 return Format.hundredths(rate)
             }
             for name in names {

@@ -179,9 +179,9 @@ public enum ReportJSON {
             try container.encode(background ? "background" : "foreground", forKey: .state)
             try container.encode(reason.rawValue, forKey: .reason)
             try container.encode(report.current.exits.map { $0[name] ?? 0 }, forKey: .count)
-            try container.encode(rounded(report.current.exits == nil ? nil : report.current.exitRate(name)), forKey: .per_hour)
+            try container.encode(rounded(report.current.countedExitRate(name)), forKey: .per_hour)
             try container.encode(report.previous?.exits.map { $0[name] ?? 0 }, forKey: .previous_count)
-            let previous = report.previous.flatMap { $0.exits == nil ? nil : $0.exitRate(name) }
+            let previous = report.previous?.countedExitRate(name)
             try container.encode(rounded(previous), forKey: .previous_per_hour)
             try container.encode(report.isWorse("exit:\(name)"), forKey: .worse)
         }

@@ -124,8 +124,8 @@ public enum ReportText {
         for name in names {
             guard let (reason, background) = ExitReason.of(rowName: name) else { continue }
             var line = "  " + pad("\(background ? "background" : "foreground") \(reason.words)", 34)
-            line += (current.exits == nil ? nil : current.exitRate(name)).map(Format.hundredths) ?? "-"
-            if let previous { line += " (" + ((previous.exits == nil ? nil : previous.exitRate(name)).map(Format.hundredths) ?? "-") + ")" }
+            line += current.countedExitRate(name).map(Format.hundredths) ?? "-"
+            if let previous { line += " (" + (previous.countedExitRate(name).map(Format.hundredths) ?? "-") + ")" }
             line += "   x\(current.exits?[name] ?? 0)"
             if report.isWorse("exit:\(name)") { line += report.isDoubtful(["exit:\(name)"]) ? "  WORSE?" : "  WORSE" }
             out += line + "\n"

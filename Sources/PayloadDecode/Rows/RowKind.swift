@@ -80,6 +80,11 @@ public enum ExitReason: String, Sendable, Hashable, CaseIterable {
         return ExitReason(rawValue: String(name.dropFirst(8))).map { ($0, background) }
     }
 
+    /// Whether the exit ended the app against its will: every reason but normal exits and the
+    /// background's memory-pressure exits (the system reclaiming a suspended app's memory). The
+    /// report's worse rule and its terminations tile count these.
+    public func isUnwanted(background: Bool) -> Bool { self != .normal && !(background && self == .memoryPressure) }
+
     /// What a person would call it: `watchdog`, `memory limit`, `bad access`.
     public var words: String { rawValue.replacingOccurrences(of: "_", with: " ") }
 }
