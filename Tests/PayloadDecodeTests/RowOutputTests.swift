@@ -234,6 +234,45 @@ import Testing
 }
 
 @Suite struct StreamingTests {
+    /// A long JSON Lines file is converted in blocks, each in two halves on two threads. What
+    /// reaches the caller must be what one thread gives for the same bytes: the same rows in the
+    /// same order, every error and warning in place, each naming its line, payload lines and row
+    /// lines alike, with bad lines at a block's start, its middle and its end.
+    @Test func linesReadInHalvesGiveWhatOneThreadGives() throws {
+        let payloadLines = try String(contentsOfFile: Samples.path("payloads.jsonl"), encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+        let rowLines = RowWriter.text(of: try convertFile(Samples.path("payloads.jsonl")).rows, format: .jsonl)
+            .split(separator: "\n").map(String.init)
+        var lines: [String] = []
+        var number = 0
+        while lines.joined(separator: "\n").utf8.count < 3 << 20 {
+            number += 1
+            lines.append(contentsOf: payloadLines)
+            lines.append(contentsOf: rowLines)
+            if number % 7 == 0 { lines.append("{\"row_key\": 1, \"kind\": \"metrics\"}") }  // a row with a bad key
+            if number % 11 == 0 { lines.append("{not json") }
+            if number % 13 == 0 { lines.append(
+                    metricPayload("\"memoryMetrics\" : { \"peakMemoryUsage\" : \"12 parsecs\" }").replacingOccurrences(of: "\n", with: " "))
+            }
+        }
+        let text = lines.joined(separator: "\n") + "\n"
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("halves-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).jsonl")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try text.write(to: file, atomically: true, encoding: .utf8)
+
+        let streamed = convertFile(file.path)
+        let oneThread = convert(text, fileName: file.path)
+        #expect(streamed.rows.count > 3_000)
+        #expect(streamed.errors.count > 20 && streamed.warnings.count > 5)
+        #expect(streamed.rows.map(\.row_key) == oneThread.rows.map(\.row_key))
+        #expect(streamed.rows == oneThread.rows)
+        #expect(streamed.diagnostics.map(\.description) == oneThread.diagnostics.map(\.description))
+        #expect(streamed.succeeded == false && oneThread.succeeded == false)
+        // The last bad line's number is the line it is on.
+        let lastBad = try #require(lines.lastIndex(of: "{not json"))
+        #expect(streamed.errors.contains { $0.place.hasPrefix("line \(lastBad + 1),") })
+    }
+
     /// A JSON Lines file of several MB goes through the streaming reader (buffer refills,
     /// lines across chunk edges) and gives every line's rows.
     @Test func largeJSONLinesFileStreams() throws {

@@ -75,7 +75,7 @@ final class InputSession {
     var failed = false
     /// The input was a zip, or (with `skipsOtherContent`) content that is no input: nothing was read.
     private var isZip = false
-    private var isNotAnInput = false
+    var isNotAnInput = false
     let parser: JSONParser
     private let converter: PayloadConverter
 
@@ -116,14 +116,14 @@ final class InputSession {
     }
 
     /// Offset of the first newline in `bytes` (memchr: lines can be megabytes long).
-    private static func newline(in bytes: UnsafeRawBufferPointer) -> Int? {
+    static func newline(in bytes: UnsafeRawBufferPointer) -> Int? {
         guard let base = bytes.baseAddress, !bytes.isEmpty, let found = memchr(base, 0x0a, bytes.count) else { return nil }
         return UnsafeRawPointer(found) - base
     }
 
     // MARK: Telling JSON Lines from one document
 
-    private static func isWhitespace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09 }
+    static func isWhitespace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09 }
 
     /// Whether `bytes` alone is one complete JSON value: a file whose first line is one is read as
     /// JSON Lines (a pretty-printed dump's first line is a lone `{` or `[`).
@@ -210,6 +210,11 @@ final class InputSession {
         var lineNumber = 0
         while true {
             let pending = reader.unconsumed
+            if pending.count >= Self.halvesThreshold, let block = Self.completeLines(pending) {
+                lineNumber = convertLinesInHalves(block, after: lineNumber)
+                reader.start += block.count
+                continue
+            }
             if let newline = Self.newline(in: pending) {
                 lineNumber += 1
                 if newline > options.maxLineBytes {
@@ -271,7 +276,10 @@ final class InputSession {
                 }
                 return convertCrashReports(bytes, form: form)
             }
-            if isCompleteValue(UnsafeRawBufferPointer(rebasing: bytes[begin..<end])) { return convertLines(bytes) }
+            if isCompleteValue(UnsafeRawBufferPointer(rebasing: bytes[begin..<end])) {
+                convertLines(bytes)
+                return
+            }
         }
         guard bytes.count <= options.maxFileBytes else {
             return fail("", "larger than \(options.maxFileBytes) bytes, the limit for one JSON document")
@@ -290,14 +298,17 @@ final class InputSession {
                 let (begin, end) = Self.firstLine(bytes, from: firstEnd, complete: true),
                 isCompleteValue(UnsafeRawBufferPointer(rebasing: bytes[begin..<end]))
             {
-                return convertLines(bytes)
+                convertLines(bytes)
+                return
             }
             fail(error.position(in: bytes), "invalid JSON: \(error.message)")
         }
     }
 
-    private func convertLines(_ bytes: UnsafeRawBufferPointer) {
-        var lineNumber = 0
+    /// Converts every line of `bytes`, the first numbered `after + 1`; returns the last line's number.
+    @discardableResult
+    func convertLines(_ bytes: UnsafeRawBufferPointer, after: Int = 0) -> Int {
+        var lineNumber = after
         var begin = 0
         while begin < bytes.count {
             let end = Self.newline(in: UnsafeRawBufferPointer(rebasing: bytes[begin...])).map { begin + $0 } ?? bytes.count
@@ -309,6 +320,7 @@ final class InputSession {
             }
             begin = end + 1
         }
+        return lineNumber
     }
 
     private func convertLine(_ line: UnsafeRawBufferPointer, number: Int) {
