@@ -251,7 +251,8 @@ import Testing
             lines.append(contentsOf: rowLines)
             if number % 7 == 0 { lines.append("{\"row_key\": 1, \"kind\": \"metrics\"}") }  // a row with a bad key
             if number % 11 == 0 { lines.append("{not json") }
-            if number % 13 == 0 { lines.append(
+            if number % 13 == 0 {
+                lines.append(
                     metricPayload("\"memoryMetrics\" : { \"peakMemoryUsage\" : \"12 parsecs\" }").replacingOccurrences(of: "\n", with: " "))
             }
         }
