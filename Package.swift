@@ -46,7 +46,7 @@ let package = Package(
         // scripts/build-release, which every script and the README use.
         // CLazyLibraries: libcurl, for debug files fetched from symbol servers (`Remote/`).
         .target(name: "StackSymbolize", dependencies: ["CElfutils", "SystemIO", "SymbolNames", "CLazyLibraries"]),
-        .target(name: "StackSignature", dependencies: ["PayloadDecode", "StackSymbolize", "SymbolNames"]),
+        .target(name: "StackSignature", dependencies: ["PayloadDecode", "StackSymbolize", "SymbolNames", "SystemIO"]),
         .target(name: "RowStore", dependencies: ["PayloadDecode", "SystemIO", "CLibpq", "CLazyLibraries"]),
         .target(name: "SpeedReport", dependencies: ["PayloadDecode", "StackSignature", "SystemIO"]),
         .target(

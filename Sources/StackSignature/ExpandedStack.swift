@@ -1,5 +1,7 @@
+import Foundation
 import PayloadDecode
 import StackSymbolize
+import SystemIO
 
 /// One frame of a stack after symbolication and inline expansion: an address inside inlined code
 /// becomes one `ExpandedFrame` per inlined call, innermost first.
@@ -109,6 +111,42 @@ public struct StackExpander {
     /// `expand(stacks:)` as the distinct stacks, expanded, and for each stack given its slot among
     /// them: a caller that derives something from each stack (a signature) does it once per slot.
     public func expandDistinct(stacks: [[StackFrame]]) -> (stacks: [ExpandedStack], slots: [Int]) {
+        let (requests, answers, slots, isApp) = symbolicatedDistinct(stacks)
+        return (requests.indices.map { Self.expand(requests[$0], answers: answers[$0], isApp: isApp) }, slots)
+    }
+
+    /// `expandDistinct`, each distinct stack also tallied (`TalliedStack`: its signature and folded
+    /// frames). Many stacks are expanded and tallied in two halves on two threads: after the
+    /// lookups, which use both, making 20,000 stacks' frames and signatures on one thread was a
+    /// seventh of `top` over 20,000 rows (docs/speed.md).
+    public func talliedDistinct(stacks: [[StackFrame]]) -> (stacks: [TalliedStack], slots: [Int]) {
+        let (requests, answers, slots, isApp) = symbolicatedDistinct(stacks)
+        func tallied(_ range: Range<Int>) -> [TalliedStack] {
+            range.map { TalliedStack(Self.expand(requests[$0], answers: answers[$0], isApp: isApp)) }
+        }
+        guard requests.count >= Self.stacksForTwoThreads, ProcessInfo.processInfo.activeProcessorCount > 1 else {
+            return (tallied(requests.indices), slots)
+        }
+        let middle = requests.count / 2
+        let (secondRequests, secondAnswers) = (Array(requests[middle...]), Array(answers[middle...]))
+        let secondHalf = SecondThread { () -> sending [TalliedStack] in
+            secondRequests.indices.map {
+                TalliedStack(StackExpander.expand(secondRequests[$0], answers: secondAnswers[$0], isApp: isApp))
+            }
+        }
+        var result = tallied(0..<middle)
+        result.append(contentsOf: secondHalf.join())
+        return (result, slots)
+    }
+
+    /// Below this many distinct stacks a second thread costs more than it saves.
+    static let stacksForTwoThreads = 2_000
+
+    /// The distinct stacks of `stacks` as requests, their answers (looked up together), each
+    /// stack's slot among them, and whether each image of theirs is the app's.
+    private func symbolicatedDistinct(
+        _ stacks: [[StackFrame]]
+    ) -> (requests: [[FrameRequest]], answers: [[SymbolicatedFrame]], slots: [Int], isApp: [FrameImage: Bool]) {
         var slotOfStack: [StackKey: Int] = [:]
         slotOfStack.reserveCapacity(stacks.count)
         var distinct: [[StackFrame]] = []
@@ -119,8 +157,22 @@ public struct StackExpander {
             return distinct.count - 1
         }
         let requests = distinct.map(Self.requests)
-        let answers = symbolizer.symbolicate(stacks: requests)
-        return (requests.indices.map { expand(requests[$0], answers: $0 < answers.count ? answers[$0] : []) }, slots)
+        var answers = symbolizer.symbolicate(stacks: requests)
+        // One answer list per stack, whatever the symbolizer gave (a stack without answers keeps
+        // its frames unnamed).
+        if answers.count < requests.count { answers += Array(repeating: [], count: requests.count - answers.count) }
+        // Asked once per image, here: the symbolizer answers on this thread only. The frame
+        // before's image is compared first, as most frames share it (hashing both strings for
+        // every frame was 1% of `top`).
+        var isApp: [FrameImage: Bool] = [:]
+        var previous: FrameImage?
+        for request in requests.joined() {
+            let key = FrameImage(image: request.image, uuid: request.uuid)
+            guard key != previous else { continue }
+            previous = key
+            if isApp[key] == nil { isApp[key] = isAppFrame(image: request.image, uuid: request.uuid) }
+        }
+        return (requests, answers, slots, isApp)
     }
 
     /// A stack's requests: frame 0 is the interrupted instruction, the others return addresses.
@@ -131,14 +183,10 @@ public struct StackExpander {
     }
 
     /// One stack's frames from its answers, inline chains expanded, app frames marked.
-    private func expand(_ requests: [FrameRequest], answers: [SymbolicatedFrame]) -> ExpandedStack {
+    private static func expand(_ requests: [FrameRequest], answers: [SymbolicatedFrame], isApp appByImage: [FrameImage: Bool]) -> ExpandedStack {
         var frames: [ExpandedFrame] = []
         frames.reserveCapacity(requests.count)
         var missing: Set<MissingDebugFile> = []
-        // Asking once per image keeps a 32-frame stack from asking 32 times about the same image;
-        // the frame before's image is compared first, as most frames share it (hashing both
-        // strings for every frame was 1% of `top`).
-        var appByImage: [FrameImage: Bool] = [:]
         var previous: (key: FrameImage, isApp: Bool)?
         for (index, request) in requests.enumerated() {
             let answer = index < answers.count ? answers[index] : nil
@@ -147,8 +195,7 @@ public struct StackExpander {
             if let previous, previous.key == key {
                 isApp = previous.isApp
             } else {
-                isApp = appByImage[key] ?? isAppFrame(image: request.image, uuid: request.uuid)
-                appByImage[key] = isApp
+                isApp = appByImage[key] ?? false
                 previous = (key, isApp)
             }
             if let answer, answer.status == .missingDebugFile, let uuid = request.uuid {
@@ -178,7 +225,7 @@ public struct StackExpander {
 }
 
 /// An image as a frame names it, the key of the app-or-Apple's answer.
-private struct FrameImage: Hashable {
+struct FrameImage: Hashable, Sendable {
     var image: String?
     var uuid: String?
 }

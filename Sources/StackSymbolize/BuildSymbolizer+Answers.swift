@@ -65,8 +65,8 @@ extension BuildSymbolizer {
             }
             return answers
         case .image:
-            guard let (_, raw, _) = try? directLookups(index, addresses, offsets: false) else { return nil }
-            return raw.map { FileAnswer(status: Self.status(of: $0.source), frames: sourceFrames($0), functionStart: $0.functionStart) }
+            guard var raw = try? directLookups(index, addresses, offsets: false).raw else { return nil }
+            return fileAnswers(&raw)
         }
     }
 

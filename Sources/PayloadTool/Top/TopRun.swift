@@ -201,10 +201,9 @@ struct TopRanking {
                 }
             }
             guard !positions.isEmpty else { continue }
-            let (distinct, slots) = expander.expandDistinct(stacks: positions.map { rows[$0].stack })
-            let tallied = distinct.map(TalliedStack.init)
-            for stack in distinct where !stack.missingDebugFiles.isEmpty {
-                missingByBuild[build, default: []].formUnion(stack.missingDebugFiles)
+            let (tallied, slots) = expander.talliedDistinct(stacks: positions.map { rows[$0].stack })
+            for stack in tallied where !stack.stack.missingDebugFiles.isEmpty {
+                missingByBuild[build, default: []].formUnion(stack.stack.missingDebugFiles)
             }
             for (position, slot) in zip(positions, slots) {
                 stacks[position] = tallied[slot]
