@@ -8,6 +8,8 @@ extension InputSession {
     /// Blocks shorter than this are converted on the calling thread alone: a thread's start costs
     /// about what 5 kB of rows take to convert.
     static let halvesThreshold = 256 << 10
+    /// How much of a long JSON Lines file is read at once.
+    static let blockBytes = 4 << 20
 
     /// What a session converting on the second thread emitted and reported, kept in order so the
     /// calling thread can hand it on as if it had read those lines itself.

@@ -1,5 +1,7 @@
+import Foundation
 import PayloadDecode
 import StackSymbolize
+import SystemIO
 
 /// `symbolicate`'s text output over rows: each stack's lines written once from its batch's
 /// answers as bytes, kept for later batches' rows of the same stack; stacks with a frame a crash
@@ -56,7 +58,8 @@ extension StackRun {
             for warning in symbolizer.takeWarnings() { stderr.write("warning: \(warning)\n") }
         }
         // Each new stack's lines, written once for all its rows in the batch.
-        var rendered = batches.map { [[UInt8]?](repeating: nil, count: $0.places.count) }
+        let rendered = renderNewStacks(lines, batches: batches)
+        var writtenNewStacks = batches.map { [Bool](repeating: false, count: $0.places.count) }
         // The output goes out in pieces of 64 kB, not a String made and written per stack.
         var out: [UInt8] = []
         out.reserveCapacity(1 << 17)
@@ -71,12 +74,12 @@ extension StackRun {
             case .named:
                 bytes = namedStackLines(entry, symbolizer: symbolizerOfRow[position], folder: folderOfRow[position], stderr: &stderr)
             case .answered(let batch, let stack):
-                if let known = rendered[batch][stack] {
+                if writtenNewStacks[batch][stack], let known = rendered[batch][stack] {
                     bytes = known
                     break
                 }
-                let answers = batches[batch]
-                let places = answers.places[stack]
+                writtenNewStacks[batch][stack] = true
+                let places = batches[batch].places[stack]
                 // Each missing debug file is named once, where its first frame is written.
                 for (frame, place) in zip(entry.stack, places) where place == .missingDebugFile {
                     let uuid = frame.uuid ?? "(none)"
@@ -87,8 +90,7 @@ extension StackRun {
                         stderr.write(message + "\n")
                     }
                 }
-                bytes = stackLines(entry.stack, places: places, answers: answers)
-                rendered[batch][stack] = bytes
+                bytes = rendered[batch][stack] ?? []
                 if keepingStacks, let folder = folderOfRow[position], seenStackCount < TopRanking.seenStacksKept {
                     if seenStackLines[folder] == nil {
                         seenStackLines[folder] = Dictionary(minimumCapacity: Swift.min(pending.count, TopRanking.seenStacksKept))
@@ -136,17 +138,58 @@ extension StackRun {
         return column
     }
 
+    /// The lines of every stack first answered in `batches`, by batch and stack. Many stacks are
+    /// written on two threads, each a half of them: written on one after the lookups, they were a
+    /// twelfth of `symbolicate` over 20,000 rows (docs/speed.md).
+    private mutating func renderNewStacks(_ lines: [StackLines], batches: [StackTextAnswers]) -> [[[UInt8]?]] {
+        var rendered = batches.map { [[UInt8]?](repeating: nil, count: $0.places.count) }
+        var firstRows: [(batch: Int, stack: Int, position: Int)] = []
+        for (position, line) in lines.enumerated() {
+            guard case .answered(let batch, let stack) = line, rendered[batch][stack] == nil else { continue }
+            rendered[batch][stack] = []
+            firstRows.append((batch, stack, position))
+            for frame in pending[position].stack { _ = imageColumn(frame.image ?? "???") }
+        }
+        let stacks = firstRows.map { pending[$0.position].stack }
+        let places = firstRows.map { batches[$0.batch].places[$0.stack] }
+        let answerBatches = firstRows.map(\.batch)
+        let columns = imageColumns
+        func written(_ range: Range<Int>) -> [[UInt8]] {
+            range.map { Self.stackLines(stacks[$0], places: places[$0], answers: batches[answerBatches[$0]], imageColumns: columns) }
+        }
+        var bytes: [[UInt8]]
+        if firstRows.count >= 2_000 && ProcessInfo.processInfo.activeProcessorCount > 1 {
+            let middle = firstRows.count / 2
+            let secondHalf = SecondThread { () -> sending [[UInt8]] in
+                (middle..<stacks.count).map {
+                    StackRun.stackLines(stacks[$0], places: places[$0], answers: batches[answerBatches[$0]], imageColumns: columns)
+                }
+            }
+            bytes = written(0..<middle)
+            bytes.append(contentsOf: secondHalf.join())
+        } else {
+            bytes = written(0..<firstRows.count)
+        }
+        for (row, text) in zip(firstRows, bytes) { rendered[row.batch][row.stack] = text }
+        return rendered
+    }
+
     /// The lines of `stack`'s frames from their answers' bytes. The address column is the frame's
     /// offset into its image as the row gives it, on every frame: named or not, return address or
-    /// not (docs/command-line.md).
-    private mutating func stackLines(_ stack: [StackFrame], places: [StackTextAnswers.Place], answers: StackTextAnswers) -> [UInt8] {
+    /// not (docs/command-line.md). `imageColumns` holds the stack's image names' columns.
+    private static func stackLines(
+        _ stack: [StackFrame], places: [StackTextAnswers.Place], answers: StackTextAnswers, imageColumns: [String: [UInt8]]
+    ) -> [UInt8] {
         var bytes: [UInt8] = []
         var lineEnds: [Int] = []
         var currentImage: (name: String, column: [UInt8])?
         var index = 0
         while index < stack.count {
             guard case .answer(let file, _) = places[index] else {
-                appendMissingLine(stack[index], index: index, into: &bytes)
+                let image = stack[index].image ?? "???"
+                SymbolicateOutput.appendMissingDebugFileLine(
+                    imageColumn: imageColumns[image] ?? SymbolicateOutput.imageColumn(image), image: image, address: stack[index].offset,
+                    uuid: stack[index].uuid ?? "(none)", indexColumn: index, into: &bytes, lineEnds: &lineEnds)
                 index += 1
                 continue
             }
@@ -161,7 +204,7 @@ extension StackRun {
                         guard case .answer(_, let slot) = places[position] else { continue }
                         let frame = stack[position]
                         let image = frame.image ?? "???"
-                        if currentImage?.name != image { currentImage = (image, imageColumn(image)) }
+                        if currentImage?.name != image { currentImage = (image, imageColumns[image] ?? SymbolicateOutput.imageColumn(image)) }
                         SymbolicateOutput.appendTextLines(
                             imageColumn: currentImage!.column, image: image, address: frame.offset, offset: frame.offset,
                             answer: direct.answers[Int(slot)], frames: frames, text: text, indexColumn: position, into: &bytes,
