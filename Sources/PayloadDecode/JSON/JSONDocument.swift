@@ -105,7 +105,8 @@ struct JSONDocument {
     /// Whether the string at `index` (an object key) is `key`.
     func keyIs(_ index: Int, _ key: StaticString) -> Bool { keyEquals(index, key) }
 
-    private func keyEquals(_ index: Int, _ key: StaticString) -> Bool {
+    /// Whether the key at `index` is `key` (an escaped key compared decoded).
+    func keyEquals(_ index: Int, _ key: StaticString) -> Bool {
         let node = nodes[index]
         if node.flag { return string(index) == key.description }
         return Int(node.length) == key.utf8CodeUnitCount

@@ -151,6 +151,23 @@ enum RowReader {
         return nil
     }
 
+    /// A frame object's `image`, `uuid` and `offset`, in one pass over its members (three `member`
+    /// calls passed over them three times, the most of reading a stack), each the last one given as
+    /// `member` finds it.
+    private static func frameMembers(_ document: JSONDocument, _ frame: Int) -> (image: Int?, uuid: Int?, offset: Int?) {
+        var found: (image: Int?, uuid: Int?, offset: Int?) = (nil, nil, nil)
+        document.forEachMember(frame) { key, value in
+            if document.keyEquals(key, "image") {
+                found.image = value
+            } else if document.keyEquals(key, "uuid") {
+                found.uuid = value
+            } else if document.keyEquals(key, "offset") {
+                found.offset = value
+            }
+        }
+        return found
+    }
+
     /// The `stack` column: frames with an offset each, UUIDs made canonical; nil when absent or null.
     private static func readStack(_ document: JSONDocument, _ value: Int?, fail: (String, String) -> Void) -> [StackFrame]? {
         if let value {
@@ -160,9 +177,8 @@ enum RowReader {
             // frames do, and making two strings per frame was a twelfth of reading a row file.
             var previous: (image: Int?, uuid: Int?, frame: StackFrame)?
             for (position, element) in document.elements(value).enumerated() {
-                let imageNode = document.member(element, "image")
-                let uuidNode = document.member(element, "uuid")
-                guard let offsetIndex = document.member(element, "offset"),
+                let (imageNode, uuidNode, offsetNode) = frameMembers(document, element)
+                guard let offsetIndex = offsetNode,
                     case .value(let offset) = document.unsignedInteger(offsetIndex)
                 else {
                     fail("stack[\(position)].offset", "missing or not an offset below 2^64")
