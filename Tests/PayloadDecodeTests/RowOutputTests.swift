@@ -234,6 +234,33 @@ import Testing
 }
 
 @Suite struct StreamingTests {
+    /// Rows share the strings of the frame image and UUID the rows before them named; each frame
+    /// still reads as its own bytes say, whatever the rows around it name: another UUID, the same
+    /// UUID in lower case (made upper case) or escaped, another image.
+    @Test func frameStringsSharedAcrossRowsReadAsTheirBytes() throws {
+        let row = try #require(convertFile(Samples.path("payloads.jsonl")).rows.first { $0.stack != nil })
+        let first = "11111111-2222-3333-4444-555555555555"
+        let second = "AAAAAAAA-BBBB-CCCC-DDDD-EEEEEEEEEEEE"
+        let stacks: [[StackFrame]] = [
+            [StackFrame(image: "App", uuid: first, offset: 1), StackFrame(image: "App", uuid: first, offset: 2)],
+            [StackFrame(image: "App", uuid: second, offset: 3), StackFrame(image: "UIKitCore", uuid: first, offset: 4)],
+            [StackFrame(image: "App", uuid: first, offset: 5)],
+        ]
+        var lines = stacks.map { stack in
+            var copy = row
+            copy.stack = stack
+            return RowWriter.text(of: [copy], format: .jsonl).trimmingCharacters(in: .newlines)
+        }
+        lines.append(lines[0].replacingOccurrences(of: first, with: first.lowercased()))
+        lines.append(lines[0].replacingOccurrences(of: "\"uuid\":\"1", with: "\"uuid\":\"\\u0031"))
+        lines.append(lines[2])
+        let rows = convert(lines.joined(separator: "\n") + "\n").rows
+        try #require(rows.count == 6)
+        #expect(rows[0].stack == stacks[0] && rows[1].stack == stacks[1] && rows[2].stack == stacks[2])
+        #expect(rows[3].stack == stacks[0] && rows[4].stack == stacks[0] && rows[5].stack == stacks[2])
+        #expect(lines[4].contains("\\u0031"))
+    }
+
     /// A long JSON Lines file is converted in blocks, each in two halves on two threads. What
     /// reaches the caller must be what one thread gives for the same bytes: the same rows in the
     /// same order, every error and warning in place, each naming its line, payload lines and row

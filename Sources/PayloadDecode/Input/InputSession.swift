@@ -90,6 +90,8 @@ final class InputSession {
     var isNotAnInput = false
     let parser: JSONParser
     private let converter: PayloadConverter
+    /// The frame strings the row objects read so far shared (`RowReader.LastFrameStrings`).
+    private var frameStrings = RowReader.LastFrameStrings()
 
     init(
         file: String, options: ConversionOptions, report: @escaping (InputDiagnostic) -> Void, emit: @escaping (Row) -> Void
@@ -380,7 +382,7 @@ final class InputSession {
         }
         if isTree { return convertTree(document, index, place: place) }
         if RowReader.isRowObject(document, index) {
-            switch RowReader.read(document, index) {
+            switch RowReader.read(document, index, strings: &frameStrings) {
             case .success(let row): emit(row)
             case .failure(let problem): fail(place, problem.message)
             }

@@ -113,6 +113,9 @@ struct JSONDocument {
             && memcmp(base + Int(node.start), key.utf8Start, key.utf8CodeUnitCount) == 0
     }
 
+    /// Whether the string at `index` holds a backslash escape (its raw bytes are not its text).
+    func isEscaped(_ index: Int) -> Bool { nodes[index].flag }
+
     /// Raw content bytes of a string or number (escapes not decoded).
     func rawBytes(_ index: Int) -> UnsafeBufferPointer<UInt8> {
         let node = nodes[index]

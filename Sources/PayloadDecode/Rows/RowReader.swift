@@ -44,8 +44,40 @@ enum RowReader {
         static let table = JSONDocument.KeyTable(allCases.map(\.key))
     }
 
+    /// The last frame image and UUID a file's rows named, as the bytes gave them and as the frames
+    /// hold them. A file's rows mostly name one app's image: its rows then share one string of
+    /// each, where making and checking them anew was a tenth of reading a row.
+    struct LastFrameStrings {
+        fileprivate var rawImage: [UInt8] = []
+        fileprivate var image: String?
+        fileprivate var rawUUID: [UInt8] = []
+        fileprivate var uuid: String?
+
+        init() {}
+
+        /// The string of the string node `node` (nil when absent or no string), `last`'s when its
+        /// bytes are `raw`'s, else made and remembered.
+        fileprivate static func string(
+            _ document: JSONDocument, _ node: Int?, raw: inout [UInt8], last: inout String?, make: (String) -> String
+        ) -> String? {
+            guard let node, document.kind(node) == .string else { return nil }
+            if let last, !document.isEscaped(node), document.rawBytes(node).elementsEqual(raw) { return last }
+            guard let text = document.string(node) else { return nil }
+            let kept = make(text)
+            raw = document.isEscaped(node) ? [] : Array(document.rawBytes(node))
+            last = raw.isEmpty ? nil : kept
+            return kept
+        }
+    }
+
     /// The row at `index`, or the reason it cannot be one.
     static func read(_ document: JSONDocument, _ index: Int) -> Result<Row, InputDiagnostic> {
+        var strings = LastFrameStrings()
+        return read(document, index, strings: &strings)
+    }
+
+    /// `read`, sharing the frames' image and UUID strings with the rows read before (`strings`).
+    static func read(_ document: JSONDocument, _ index: Int, strings: inout LastFrameStrings) -> Result<Row, InputDiagnostic> {
         var problem: String?
         func fail(_ key: String, _ message: String) {
             if problem == nil { problem = "key \(key): \(message)" }
@@ -106,7 +138,7 @@ enum RowReader {
             return Int(number)
         }
         let buckets = readBuckets(document, present(.buckets), fail: fail)
-        let stack = readStack(document, present(.stack), fail: fail)
+        let stack = readStack(document, present(.stack), strings: &strings, fail: fail)
         // Read in column order: only the first problem is reported. An unknown kind is reported with
         // the table's other checks below, in the same words.
         let userID = text(.userID, optional: true)
@@ -169,7 +201,9 @@ enum RowReader {
     }
 
     /// The `stack` column: frames with an offset each, UUIDs made canonical; nil when absent or null.
-    private static func readStack(_ document: JSONDocument, _ value: Int?, fail: (String, String) -> Void) -> [StackFrame]? {
+    private static func readStack(
+        _ document: JSONDocument, _ value: Int?, strings: inout LastFrameStrings, fail: (String, String) -> Void
+    ) -> [StackFrame]? {
         if let value {
             var frames: [StackFrame] = []
             if document.kind(value) != .array { fail("stack", "not an array") }
@@ -196,9 +230,11 @@ enum RowReader {
                     frame = previous.frame
                     frame.offset = offset
                 } else {
-                    let image = imageNode.flatMap { document.string($0) }
-                    let uuid = uuidNode.flatMap { document.string($0) }
-                    frame = StackFrame(image: image, uuid: uuid.flatMap { ColumnPatterns.canonicalUUID($0) } ?? uuid, offset: offset)
+                    let image = LastFrameStrings.string(document, imageNode, raw: &strings.rawImage, last: &strings.image) { $0 }
+                    let uuid = LastFrameStrings.string(document, uuidNode, raw: &strings.rawUUID, last: &strings.uuid) {
+                        ColumnPatterns.canonicalUUID($0) ?? $0
+                    }
+                    frame = StackFrame(image: image, uuid: uuid, offset: offset)
                 }
                 frames.append(frame)
                 previous = (imageNode, uuidNode, frame)
