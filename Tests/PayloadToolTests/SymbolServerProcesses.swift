@@ -3,19 +3,22 @@ import TestSupport
 
 /// A symbol server the tests start on 127.0.0.1 and stop at the end: Python's http.server (the
 /// script in Tests/Fixtures/symbol-server, serving a folder or answering with one fault) or nginx
-/// with a configuration of the test's own (never the package's service).
+/// with a configuration of the test's own (never the package's service), over http or https.
 final class TestSymbolServer {
     enum Kind {
         case python(mode: String)
         case nginx
+        /// nginx over https with this certificate (PEM) and its key.
+        case nginxHTTPS(certificate: URL, key: URL)
     }
 
     let scratch: URL
     let port: Int
     let logFile: URL
     private let process: Process
+    private let scheme: String
 
-    var url: String { "http://127.0.0.1:\(port)" }
+    var url: String { "\(scheme)://127.0.0.1:\(port)" }
 
     init(_ kind: Kind, serving folder: URL) throws {
         scratch = FileManager.default.temporaryDirectory.appendingPathComponent("yui-symbol-server-" + UUID().uuidString)
@@ -25,6 +28,7 @@ final class TestSymbolServer {
         process = Process()
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
+        if case .nginxHTTPS = kind { scheme = "https" } else { scheme = "http" }
         switch kind {
         case .python(let mode):
             let portFile = scratch.appendingPathComponent("port")
@@ -34,8 +38,12 @@ final class TestSymbolServer {
             ]
             try process.run()
             port = try Self.waitForPortFile(portFile)
-        case .nginx:
+        case .nginx, .nginxHTTPS:
             port = try Self.freePort()
+            var listenDirectives = "listen 127.0.0.1:\(port);"
+            if case .nginxHTTPS(let certificate, let key) = kind {
+                listenDirectives = "listen 127.0.0.1:\(port) ssl; ssl_certificate \(certificate.path); ssl_certificate_key \(key.path);"
+            }
             for name in ["tmp", "logs"] {
                 try FileManager.default.createDirectory(at: scratch.appendingPathComponent(name), withIntermediateDirectories: true)
             }
@@ -56,7 +64,7 @@ final class TestSymbolServer {
                     uwsgi_temp_path \(temporary);
                     scgi_temp_path \(temporary);
                     server {
-                        listen 127.0.0.1:\(port);
+                        \(listenDirectives)
                         root \(folder.path);
                         location / { }
                     }

@@ -20,6 +20,9 @@ final class CurlTransfer {
     private let handle: UnsafeMutableRawPointer
     private var headers: UnsafeMutablePointer<curl_slist>?
     private let settings: SymbolServerSettings
+    /// libcurl's own words for a failure ("SSL certificate problem: unable to get local issuer
+    /// certificate"): the error code's text alone does not say which check a server failed.
+    private let errorText = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
 
     /// Nil with the loader's message when libcurl cannot be loaded or gives no handle.
     static func make(settings: SymbolServerSettings) -> Result<CurlTransfer, SymbolServerFailure> {
@@ -41,6 +44,7 @@ final class CurlTransfer {
     deinit {
         curl_easy_cleanup(handle)
         if let headers { curl_slist_free_all(headers) }
+        errorText.deallocate()
     }
 
     /// Writes what `url` answers into `descriptor` (a new, empty file at `path`).
@@ -51,6 +55,9 @@ final class CurlTransfer {
         let timeout = Int(settings.timeoutSeconds * 1000)
         curl_easy_reset(handle)
         _ = yui_curl_set_text(handle, CURLOPT_URL, url)
+        // libcurl keeps this pointer and writes into it (the text wrapper passes any char pointer).
+        errorText[0] = 0
+        _ = yui_curl_set_text(handle, CURLOPT_ERRORBUFFER, errorText)
         // Threads of our own: libcurl must not use signals (SIGALRM) for its time limits.
         _ = yui_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
         _ = yui_curl_set_text(handle, CURLOPT_PROTOCOLS_STR, "http,https")
@@ -65,6 +72,9 @@ final class CurlTransfer {
         _ = yui_curl_set_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(settings.largestFile))
         _ = yui_curl_set_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
         _ = yui_curl_set_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
+        // Whom to trust changes with the environment; that the server is checked never does.
+        if let file = settings.certificateFile { _ = yui_curl_set_text(handle, CURLOPT_CAINFO, file) }
+        if let folder = settings.certificateFolder { _ = yui_curl_set_text(handle, CURLOPT_CAPATH, folder) }
         _ = yui_curl_set_text(handle, CURLOPT_USERAGENT, "payload-tool")
         if let headers { _ = yui_curl_set_list(handle, CURLOPT_HTTPHEADER, headers) }
         _ = yui_curl_set_write(handle, Self.write, context.toOpaque())
@@ -74,8 +84,13 @@ final class CurlTransfer {
         if sink.exceeded || code == CURLE_FILESIZE_EXCEEDED { return .tooLarge(limit: settings.largestFile) }
         if let failure = sink.failure { return .failed(reason: failure, serverDown: false) }
         guard code == CURLE_OK else {
-            let reason = String(cString: curl_easy_strerror(code))
-            let down = [CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_OPERATION_TIMEDOUT].contains(code)
+            let detail = String(cString: errorText)
+            let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+            // A certificate refused, or a CA file that cannot be read, fails every UUID alike.
+            let down = [
+                CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_OPERATION_TIMEDOUT, CURLE_PEER_FAILED_VERIFICATION,
+                CURLE_SSL_CACERT_BADFILE,
+            ].contains(code)
             return .failed(reason: reason + " (curl error \(code.rawValue))", serverDown: down)
         }
         return .answered(status: status, bytes: sink.written)

@@ -16,6 +16,12 @@ public struct SymbolServerSettings: Sendable, Hashable {
     public var downloads: Int
     /// Forget the misses remembered from earlier runs (and ask again).
     public var refresh: Bool
+    /// A PEM file of CA certificates that https servers are checked against in place of the
+    /// system's bundle (libcurl's `CAINFO`), for a server whose certificate an internal CA signed.
+    public var certificateFile: String?
+    /// A folder of CA certificates named by hash (`openssl rehash`), in place of the system's
+    /// (libcurl's `CAPATH`).
+    public var certificateFolder: String?
 
     /// 10 s: a local or a cloud server answers within it; a stalled one costs a run at most this
     /// per attempt (and a server that timed out is not asked again in the run).
@@ -35,7 +41,9 @@ public struct SymbolServerSettings: Sendable, Hashable {
 
     public init(
         servers: [String], authorization: String? = nil, timeoutSeconds: Double = Self.defaultTimeoutSeconds,
-        largestFile: Int64 = Self.defaultLargestFile, downloads: Int = Self.defaultDownloads, refresh: Bool = false
+        largestFile: Int64 = Self.defaultLargestFile, downloads: Int = Self.defaultDownloads, refresh: Bool = false,
+        certificateFile: String? = Self.certificateFile(ProcessInfo.processInfo.environment),
+        certificateFolder: String? = Self.certificateFolder(ProcessInfo.processInfo.environment)
     ) {
         self.servers = servers
         self.authorization = authorization
@@ -43,6 +51,25 @@ public struct SymbolServerSettings: Sendable, Hashable {
         self.largestFile = largestFile
         self.downloads = downloads
         self.refresh = refresh
+        self.certificateFile = certificateFile
+        self.certificateFolder = certificateFolder
+    }
+
+    /// `$CURL_CA_BUNDLE`, else `$SSL_CERT_FILE`: the names curl's command line and OpenSSL give the
+    /// file, so a machine set up for them needs nothing more. An empty value counts as unset (no
+    /// file has that name, and `VARIABLE= payload-tool` is how a shell drops an inherited one).
+    public static func certificateFile(_ environment: [String: String]) -> String? {
+        nonEmpty(environment["CURL_CA_BUNDLE"]) ?? nonEmpty(environment["SSL_CERT_FILE"])
+    }
+
+    /// `$SSL_CERT_DIR`, OpenSSL's name for the folder; empty counts as unset.
+    public static func certificateFolder(_ environment: [String: String]) -> String? {
+        nonEmpty(environment["SSL_CERT_DIR"])
+    }
+
+    private static func nonEmpty(_ value: String?) -> String? {
+        guard let value, !value.isEmpty else { return nil }
+        return value
     }
 
     /// `--symbol-server` values, else `$YUI_SYMBOL_SERVERS` split at spaces (as `$DEBUGINFOD_URLS`).
