@@ -121,22 +121,10 @@ public struct StackExpander {
     /// seventh of `top` over 20,000 rows (docs/speed.md).
     public func talliedDistinct(stacks: [[StackFrame]]) -> (stacks: [TalliedStack], slots: [Int]) {
         let (requests, answers, slots, isApp) = symbolicatedDistinct(stacks)
-        func tallied(_ range: Range<Int>) -> [TalliedStack] {
-            range.map { TalliedStack(Self.expand(requests[$0], answers: answers[$0], isApp: isApp)) }
+        let tallied = SecondThread<Void>.mapInHalves(requests.count, minimum: Self.stacksForTwoThreads) { range in
+            range.map { TalliedStack(StackExpander.expand(requests[$0], answers: answers[$0], isApp: isApp)) }
         }
-        guard requests.count >= Self.stacksForTwoThreads, ProcessInfo.processInfo.activeProcessorCount > 1 else {
-            return (tallied(requests.indices), slots)
-        }
-        let middle = requests.count / 2
-        let (secondRequests, secondAnswers) = (Array(requests[middle...]), Array(answers[middle...]))
-        let secondHalf = SecondThread { () -> sending [TalliedStack] in
-            secondRequests.indices.map {
-                TalliedStack(StackExpander.expand(secondRequests[$0], answers: secondAnswers[$0], isApp: isApp))
-            }
-        }
-        var result = tallied(0..<middle)
-        result.append(contentsOf: secondHalf.join())
-        return (result, slots)
+        return (tallied, slots)
     }
 
     /// Below this many distinct stacks a second thread costs more than it saves.

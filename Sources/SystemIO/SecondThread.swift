@@ -40,6 +40,21 @@ public final class SecondThread<Result>: Sendable {
     }
 }
 
+extension SecondThread {
+    /// `transform` over `0..<count` as two halves at once, the second on a second thread, the
+    /// results in order; on the calling thread alone below `minimum` or on one core.
+    public static func mapInHalves<Element: Sendable>(
+        _ count: Int, minimum: Int, _ transform: @escaping @Sendable (Range<Int>) -> [Element]
+    ) -> [Element] {
+        guard count >= minimum, count >= 2, ProcessInfo.processInfo.activeProcessorCount > 1 else { return transform(0..<count) }
+        let middle = count / 2
+        let secondHalf = SecondThread<[Element]> { transform(middle..<count) }
+        var result = transform(0..<middle)
+        result.append(contentsOf: secondHalf.join())
+        return result
+    }
+}
+
 extension SecondThread where Result == Void {
     /// Runs `body` on `count` threads at once (the calling thread is one of them) and returns when
     /// every one has finished: fork and join for workers that share their work through a lock.

@@ -105,8 +105,7 @@ struct JSONDocument {
     /// Whether the string at `index` (an object key) is `key`.
     func keyIs(_ index: Int, _ key: StaticString) -> Bool { keyEquals(index, key) }
 
-    /// Whether the key at `index` is `key` (an escaped key compared decoded).
-    func keyEquals(_ index: Int, _ key: StaticString) -> Bool {
+    private func keyEquals(_ index: Int, _ key: StaticString) -> Bool {
         let node = nodes[index]
         if node.flag { return string(index) == key.description }
         return Int(node.length) == key.utf8CodeUnitCount
@@ -120,13 +119,6 @@ struct JSONDocument {
     func rawBytes(_ index: Int) -> UnsafeBufferPointer<UInt8> {
         let node = nodes[index]
         return UnsafeBufferPointer(start: base + Int(node.start), count: Int(node.length))
-    }
-
-    /// Whether the values at `a` and `b` are strings of the same bytes as written (so the same
-    /// text; the same text escaped differently answers false).
-    func sameRawString(_ a: Int, _ b: Int) -> Bool {
-        guard nodes[a].kind == .string, nodes[b].kind == .string, nodes[a].length == nodes[b].length else { return false }
-        return memcmp(base + Int(nodes[a].start), base + Int(nodes[b].start), Int(nodes[a].length)) == 0
     }
 
     /// The decoded content of the string at `index`, or `nil` when it is not a string.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads row objects back, as `payload-tool rows` writes them in JSON or JSON Lines, so `top`,
 /// `symbolicate` and `load` accept row files as well as payload dumps.
 enum RowReader {
@@ -61,10 +63,15 @@ enum RowReader {
             _ document: JSONDocument, _ node: Int?, raw: inout [UInt8], last: inout String?, make: (String) -> String
         ) -> String? {
             guard let node, document.kind(node) == .string else { return nil }
-            if let last, !document.isEscaped(node), document.rawBytes(node).elementsEqual(raw) { return last }
+            let bytes = document.rawBytes(node)
+            if let last, !document.isEscaped(node), bytes.count == raw.count,
+                raw.withUnsafeBufferPointer({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 })
+            {
+                return last
+            }
             guard let text = document.string(node) else { return nil }
             let kept = make(text)
-            raw = document.isEscaped(node) ? [] : Array(document.rawBytes(node))
+            raw = document.isEscaped(node) ? [] : Array(bytes)
             last = raw.isEmpty ? nil : kept
             return kept
         }
@@ -189,11 +196,11 @@ enum RowReader {
     private static func frameMembers(_ document: JSONDocument, _ frame: Int) -> (image: Int?, uuid: Int?, offset: Int?) {
         var found: (image: Int?, uuid: Int?, offset: Int?) = (nil, nil, nil)
         document.forEachMember(frame) { key, value in
-            if document.keyEquals(key, "image") {
+            if document.keyIs(key, "image") {
                 found.image = value
-            } else if document.keyEquals(key, "uuid") {
+            } else if document.keyIs(key, "uuid") {
                 found.uuid = value
-            } else if document.keyEquals(key, "offset") {
+            } else if document.keyIs(key, "offset") {
                 found.offset = value
             }
         }
@@ -207,9 +214,9 @@ enum RowReader {
         if let value {
             var frames: [StackFrame] = []
             if document.kind(value) != .array { fail("stack", "not an array") }
-            // A frame naming the image of the frame before takes its strings: most of a stack's
-            // frames do, and making two strings per frame was a twelfth of reading a row file.
-            var previous: (image: Int?, uuid: Int?, frame: StackFrame)?
+            // Each frame takes the image and UUID strings of the frame before when its bytes name
+            // the same (`LastFrameStrings`, across rows too): most frames do, and making two strings
+            // per frame was a twelfth of reading a row file.
             for (position, element) in document.elements(value).enumerated() {
                 let (imageNode, uuidNode, offsetNode) = frameMembers(document, element)
                 guard let offsetIndex = offsetNode,
@@ -218,26 +225,11 @@ enum RowReader {
                     fail("stack[\(position)].offset", "missing or not an offset below 2^64")
                     break
                 }
-                func same(_ node: Int?, _ before: Int?) -> Bool {
-                    switch (node, before) {
-                    case (nil, nil): true
-                    case (let node?, let before?): document.sameRawString(node, before)
-                    default: false
-                    }
+                let image = LastFrameStrings.string(document, imageNode, raw: &strings.rawImage, last: &strings.image) { $0 }
+                let uuid = LastFrameStrings.string(document, uuidNode, raw: &strings.rawUUID, last: &strings.uuid) {
+                    ColumnPatterns.canonicalUUID($0) ?? $0
                 }
-                var frame: StackFrame
-                if let previous, same(imageNode, previous.image), same(uuidNode, previous.uuid) {
-                    frame = previous.frame
-                    frame.offset = offset
-                } else {
-                    let image = LastFrameStrings.string(document, imageNode, raw: &strings.rawImage, last: &strings.image) { $0 }
-                    let uuid = LastFrameStrings.string(document, uuidNode, raw: &strings.rawUUID, last: &strings.uuid) {
-                        ColumnPatterns.canonicalUUID($0) ?? $0
-                    }
-                    frame = StackFrame(image: image, uuid: uuid, offset: offset)
-                }
-                frames.append(frame)
-                previous = (imageNode, uuidNode, frame)
+                frames.append(StackFrame(image: image, uuid: uuid, offset: offset))
             }
             return frames
         }

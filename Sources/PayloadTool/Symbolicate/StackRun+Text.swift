@@ -154,21 +154,8 @@ extension StackRun {
         let places = firstRows.map { batches[$0.batch].places[$0.stack] }
         let answerBatches = firstRows.map(\.batch)
         let columns = imageColumns
-        func written(_ range: Range<Int>) -> [[UInt8]] {
-            range.map { Self.stackLines(stacks[$0], places: places[$0], answers: batches[answerBatches[$0]], imageColumns: columns) }
-        }
-        var bytes: [[UInt8]]
-        if firstRows.count >= 2_000 && ProcessInfo.processInfo.activeProcessorCount > 1 {
-            let middle = firstRows.count / 2
-            let secondHalf = SecondThread { () -> sending [[UInt8]] in
-                (middle..<stacks.count).map {
-                    StackRun.stackLines(stacks[$0], places: places[$0], answers: batches[answerBatches[$0]], imageColumns: columns)
-                }
-            }
-            bytes = written(0..<middle)
-            bytes.append(contentsOf: secondHalf.join())
-        } else {
-            bytes = written(0..<firstRows.count)
+        let bytes = SecondThread<Void>.mapInHalves(firstRows.count, minimum: 2_000) { range in
+            range.map { StackRun.stackLines(stacks[$0], places: places[$0], answers: batches[answerBatches[$0]], imageColumns: columns) }
         }
         for (row, text) in zip(firstRows, bytes) { rendered[row.batch][row.stack] = text }
         return rendered
