@@ -114,7 +114,7 @@ public struct DirectAnswers: Sendable {
     /// The lookups the answers were made from (a batch of threads), dropped with them rather than
     /// when the lookup returns: a command keeps its last answers until the process ends, and
     /// freeing every frame's strings and arrays just before that was 4% of a cold batch.
-    var lookups: [RawLookup] = []
+    var lookups: [[RawLookup]] = []
 
     /// Where `text` holds `bytes`, appended now.
     mutating func keep(_ bytes: UnsafeRawBufferPointer) -> Range<Int32> {

@@ -16,13 +16,31 @@ enum ParallelLookup {
     /// Whether `run` answers a batch of `count` addresses on two threads.
     static func usesThreads(for count: Int) -> Bool { count >= minimumForThreads && ProcessInfo.processInfo.activeProcessorCount > 1 }
 
-    /// Also demangles the names found, on both threads, into `names`. The second thread starts at
-    /// once: it opens its handle and reads the ranges of half the units while this one reads the
-    /// other half; then each looks up the addresses of its own units.
+    /// Also demangles the names found, on both threads, into `names`.
     static func run(_ image: DebugImage, _ addresses: [UInt64], names: inout NameCache) -> [RawLookup] {
         guard usesThreads(for: addresses.count) else {
             return image.lookupBatch(addresses, releasingPages: addresses.count >= DebugImage.batchReleasingPages)
         }
+        let (first, second) = inHalves(image, addresses, names: &names) { results, names, _ in
+            names.warm(&results)
+            return results
+        }
+        names.merge(second.names)
+        var results = [RawLookup](repeating: RawLookup(source: .none, frames: []), count: addresses.count)
+        for (position, index) in first.positions.enumerated() { results[index] = first.finished[position] }
+        for (position, index) in second.positions.enumerated() { results[index] = second.finished[position] }
+        return results
+    }
+
+    /// A batch of at least `minimumForThreads` addresses on two threads, each half finished on its
+    /// own thread by `finish`, given the half's lookups, a name cache (this thread's `names`, the
+    /// second thread's a new one, returned) and the half's positions in `addresses`. The second
+    /// thread starts at once: it opens its handle and reads the ranges of half the units while this
+    /// one reads the other half; then each looks up the addresses of its own units.
+    static func inHalves<Finished: Sendable>(
+        _ image: DebugImage, _ addresses: [UInt64], names: inout NameCache,
+        finish: @escaping @Sendable (inout [RawLookup], inout NameCache, [Int]) -> Finished
+    ) -> (first: (positions: [Int], finished: Finished), second: (positions: [Int], finished: Finished, names: NameCache)) {
         let reopen = image.reopener()
         let opening = SecondThread { () -> sending OpenedHalf? in
             guard let worker = try? reopen() else { return nil }
@@ -33,36 +51,40 @@ enum ParallelLookup {
         }
         let offsets = image.unitDIEOffsets()
         let firstUnits = image.unitRanges(dieOffsets: offsets[..<(offsets.count / 2)])
+        let makesFullNames = names.makesFullNames
+        guard let second = opening.join() else {
+            var secondNames = NameCache()
+            secondNames.makesFullNames = makesFullNames
+            var all = image.lookupBatch(addresses)
+            var none: [RawLookup] = []
+            let positions = Array(addresses.indices)
+            let finished = finish(&all, &names, positions)
+            return ((positions, finished), ([], finish(&none, &secondNames, []), secondNames))
+        }
         // Split by address so each thread decodes a disjoint set of units.
         let sorted = addresses.sorted()
         let pivot = sorted[sorted.count / 2]
         let firstIndices = addresses.indices.filter { addresses[$0] < pivot }
         let secondIndices = addresses.indices.filter { addresses[$0] >= pivot }
-        guard let second = opening.join() else { return image.lookupBatch(addresses) }
         let map = UnitAddressMap(firstUnits + second.units)
         image.adoptUnitMap(map)
         image.adoptProblem(second.problem)
         let worker = second.image
         let secondAddresses = secondIndices.map { addresses[$0] }
-        let makesFullNames = names.makesFullNames
-        let lookingUp = SecondThread { () -> sending (results: [RawLookup], names: NameCache, fallbacks: DecoderFallbacks) in
+        let lookingUp = SecondThread { () -> sending (finished: Finished, names: NameCache, fallbacks: DecoderFallbacks) in
             worker.preloadSymbols()
             worker.adoptUnitMap(map)
             var results = worker.lookupBatch(secondAddresses)
-            var secondNames = NameCache()
-            secondNames.makesFullNames = makesFullNames
-            secondNames.warm(&results)
-            return (results, secondNames, worker.decoderFallbacks)
+            var names = NameCache()
+            names.makesFullNames = makesFullNames
+            let finished = finish(&results, &names, secondIndices)
+            return (finished, names, worker.decoderFallbacks)
         }
         var firstResults = image.lookupBatch(firstIndices.map { addresses[$0] })
-        names.warm(&firstResults)
-        let (secondResults, secondNames, secondFallbacks) = lookingUp.join()
-        names.merge(secondNames)
+        let firstFinished = finish(&firstResults, &names, firstIndices)
+        let (secondFinished, secondCache, secondFallbacks) = lookingUp.join()
         image.adoptFallbacks(secondFallbacks)
-        var results = [RawLookup](repeating: RawLookup(source: .none, frames: []), count: addresses.count)
-        for (position, index) in firstIndices.enumerated() { results[index] = firstResults[position] }
-        for (position, index) in secondIndices.enumerated() { results[index] = secondResults[position] }
-        return results
+        return ((firstIndices, firstFinished), (secondIndices, secondFinished, secondCache))
     }
 
     /// The second thread's handle on the file, with the unit ranges it read and any problem found.
