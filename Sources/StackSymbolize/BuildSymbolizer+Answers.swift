@@ -65,8 +65,7 @@ extension BuildSymbolizer {
             }
             return answers
         case .image:
-            guard var raw = try? directLookups(index, addresses, offsets: false).raw else { return nil }
-            return fileAnswers(&raw)
+            return try? directFileAnswers(index, addresses)
         }
     }
 

@@ -62,31 +62,24 @@ extension BuildSymbolizer {
         Self.sourceFrames(lookup, names: &names)
     }
 
-    /// A batch's lookups as answers. A large batch is converted on two threads, each freeing its
-    /// half of the lookups as it goes: converting and freeing 100,000 lookups on one thread was a
-    /// fifth of `top` over 20,000 rows, after the lookups themselves had used both (docs/speed.md).
-    /// `lookups` is emptied: its memory goes as it is converted.
-    func fileAnswers(_ lookups: inout [RawLookup]) -> [FileAnswer] {
-        guard ParallelLookup.usesThreads(for: lookups.count) else {
-            defer { lookups = [] }
-            return lookups.map { Self.answer($0, &names) }
+    /// The answers of `addresses` from debug file `index` itself (no index). A large batch is
+    /// answered on two threads, each making its half's answers and freeing its lookups as it goes:
+    /// converting and freeing 100,000 lookups on one thread, after the lookups had used both, was a
+    /// fifth of `top` over 20,000 rows (docs/speed.md).
+    func directFileAnswers(_ index: Int, _ addresses: [UInt64]) throws(SymbolizeError) -> [FileAnswer] {
+        guard ParallelLookup.usesThreads(for: addresses.count) else {
+            let raw = try directLookups(index, addresses, offsets: false).raw
+            return raw.map { Self.answer($0, &names) }
         }
-        let middle = lookups.count / 2
-        let secondHalf = Array(lookups[middle...])
-        lookups.removeSubrange(middle...)
-        let makesFullNames = names.makesFullNames
-        let converting = SecondThread { () -> sending (answers: [FileAnswer], names: NameCache) in
-            // Names the batch already demangled are in the lookups; a name missing there is made
-            // in a cache of this thread's own, merged below.
-            var names = NameCache()
-            names.makesFullNames = makesFullNames
-            return (secondHalf.map { BuildSymbolizer.answer($0, &names) }, names)
+        guard let image = image(at: index, checkingUnits: false) else { throw openFailures[index]! }
+        let (first, second) = ParallelLookup.inHalves(image, addresses, names: &names) { raw, names, _ in
+            defer { raw = [] }
+            return raw.map { BuildSymbolizer.answer($0, &names) }
         }
-        var answers = lookups.map { Self.answer($0, &names) }
-        lookups = []
-        let (secondAnswers, secondNames) = converting.join()
-        names.merge(secondNames)
-        answers.append(contentsOf: secondAnswers)
+        try checkAfterBatch(index, image, count: addresses.count)
+        var answers = [FileAnswer](repeating: FileAnswer(status: .notFound, frames: [], functionStart: nil), count: addresses.count)
+        for (place, position) in first.positions.enumerated() { answers[position] = first.finished[place] }
+        for (place, position) in second.positions.enumerated() { answers[position] = second.finished[place] }
         return answers
     }
 
