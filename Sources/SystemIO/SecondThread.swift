@@ -56,6 +56,13 @@ extension SecondThread {
 }
 
 extension SecondThread where Result == Void {
+    /// Frees `value` on a thread of its own, not joined: the caller goes on while a large
+    /// structure's objects are released one by one, work with no result for anyone.
+    public static func release<Value>(_ value: sending Value) {
+        // The closure, and with it `value`, is released on the worker when its work ends.
+        _ = SecondThread { withExtendedLifetime(value) {} }
+    }
+
     /// Runs `body` on `count` threads at once (the calling thread is one of them) and returns when
     /// every one has finished: fork and join for workers that share their work through a lock.
     public static func onThreads(_ count: Int, _ body: @escaping @Sendable () -> Void) {

@@ -142,6 +142,8 @@ struct TopRanking {
 
     /// Hang and crash rows not yet symbolicated: a batch, bounded so memory stays flat.
     private var pending: [RankedRow] = []
+    /// The last batch's occurrences, kept as its rows are (`flush`).
+    private var lastOccurrences: [StackOccurrence?] = []
     /// Each image UUID once across the kept stacks.
     private var uuids = UUIDStrings()
     /// The frames of `pending`.
@@ -166,9 +168,13 @@ struct TopRanking {
     /// With `isLast`, the rows stay (the run is about to end: see `TopRun`).
     mutating func flush(stderr: inout some TextOutputStream, isLast: Bool = false) {
         guard !pending.isEmpty else { return }
-        for occurrence in occurrences(of: pending, keepingStacks: !isLast, stderr: &stderr) {
+        let batch = occurrences(of: pending, keepingStacks: !isLast, stderr: &stderr)
+        tally.reserve(batch.count)
+        for occurrence in batch {
             if let occurrence { tally.add(occurrence) }
         }
+        // The last batch's stacks stay with the rows, for the same reason.
+        if isLast { lastOccurrences = batch }
         if !isLast { pending.removeAll(keepingCapacity: true) }
         pendingFrames = 0
     }
