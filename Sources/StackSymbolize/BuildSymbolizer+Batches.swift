@@ -64,7 +64,7 @@ extension BuildSymbolizer {
                 debugFile: path, names: &names)
         }
         try checkAfterBatch(index, image, count: addresses.count)
-        return DirectAnswers(joining: first.finished, at: first.positions, second.finished, at: second.positions)
+        return DirectAnswers(joining: first, second)
     }
 
     /// `lookupForText` on one thread, straight from the walk: each frame's name and file come as
@@ -160,28 +160,6 @@ extension BuildSymbolizer {
         }
         try checkAfterBatch(index, image, count: addresses.count)
         return result
-    }
-
-    /// The lookups of `addresses` in the debug file itself (no index), with the image and the
-    /// addresses looked up; throws when the file could not be read or changed under the batch.
-    func directLookups(
-        _ index: Int, _ addresses: [UInt64], offsets: Bool
-    ) throws(SymbolizeError) -> (
-        image: DebugImage, raw: [RawLookup], lookupAddresses: [UInt64]
-    ) {
-        guard let image = image(at: index, checkingUnits: false) else { throw openFailures[index]! }
-        let lookupAddresses = offsets ? addresses.map { image.textBase &+ $0 } : addresses
-        var raw = ParallelLookup.run(image, lookupAddresses, names: &names)
-        for (position, given) in addresses.enumerated()
-        where Self.offsetLeavesTheAddressSpace(given, offsets: offsets, textBase: image.textBase) {
-            raw[position] = RawLookup(source: .none, frames: [])
-        }
-        try checkAfterBatch(index, image, count: addresses.count)
-        // Room for the names the answers will ask for; a batch on two threads has them all already
-        // (`ParallelLookup` demangles them), and reserving then rehashed the whole cache for
-        // nothing (2% of `top` over 20,000 rows).
-        if !ParallelLookup.usesThreads(for: addresses.count) { names.reserve(addresses.count) }
-        return (image, raw, lookupAddresses)
     }
 
     /// After a batch of `count` addresses in slice `index`: throws when a unit could not be read

@@ -67,20 +67,19 @@ extension BuildSymbolizer {
     /// converting and freeing 100,000 lookups on one thread, after the lookups had used both, was a
     /// fifth of `top` over 20,000 rows (docs/speed.md).
     func directFileAnswers(_ index: Int, _ addresses: [UInt64]) throws(SymbolizeError) -> [FileAnswer] {
+        guard let image = image(at: index, checkingUnits: false) else { throw openFailures[index]! }
         guard ParallelLookup.usesThreads(for: addresses.count) else {
-            let raw = try directLookups(index, addresses, offsets: false).raw
+            let raw = image.lookupBatch(addresses, releasingPages: addresses.count >= DebugImage.batchReleasingPages)
+            try checkAfterBatch(index, image, count: addresses.count)
+            names.reserve(addresses.count)
             return raw.map { Self.answer($0, &names) }
         }
-        guard let image = image(at: index, checkingUnits: false) else { throw openFailures[index]! }
         let (first, second) = ParallelLookup.inHalves(image, addresses, names: &names) { raw, names, _ in
             defer { raw = [] }
             return raw.map { BuildSymbolizer.answer($0, &names) }
         }
         try checkAfterBatch(index, image, count: addresses.count)
-        var answers = [FileAnswer](repeating: FileAnswer(status: .notFound, frames: [], functionStart: nil), count: addresses.count)
-        for (place, position) in first.positions.enumerated() { answers[position] = first.finished[place] }
-        for (place, position) in second.positions.enumerated() { answers[position] = second.finished[place] }
-        return answers
+        return ParallelLookup.inOrder(first, second, filler: FileAnswer(status: .notFound, frames: [], functionStart: nil))
     }
 
     private static func answer(_ lookup: RawLookup, _ names: inout NameCache) -> FileAnswer {
@@ -90,10 +89,7 @@ extension BuildSymbolizer {
     static func sourceFrames(_ lookup: RawLookup, names: inout NameCache) -> [SourceFrame] {
         lookup.frames.map { raw -> SourceFrame in
             let stored = raw.linkageName ?? raw.plainName ?? "??"
-            let (full, simple) =
-                if let full = raw.fullName, let simple = raw.simplifiedName { (full, simple) } else {
-                    names.names(for: stored, simplified: raw.simplifiedName)
-                }
+            let (full, simple) = names.names(for: stored, simplified: raw.simplifiedName)
             return SourceFrame(
                 linkageName: raw.linkageName, function: full, simplifiedName: simple, file: raw.file, line: raw.line, isInlined: raw.isInlined)
         }

@@ -45,27 +45,25 @@ extension DirectAnswers {
     /// Two halves as one batch's answers: each half's answers go back to their positions, and the
     /// second half's frames and text follow the first's (a name both halves found is kept twice,
     /// which costs less than hashing every frame's name again on one thread).
-    init(joining first: DirectAnswers, at firstPositions: [Int], _ second: DirectAnswers, at secondPositions: [Int]) {
-        self.init(debugFile: first.debugFile)
-        let textShift = Int32(first.text.count)
-        let frameShift = Int32(first.frames.count)
-        text = first.text
-        text.append(contentsOf: second.text)
-        frames = first.frames
-        frames.reserveCapacity(first.frames.count + second.frames.count)
-        for var frame in second.frames {
+    init(joining first: ParallelLookup.Half<DirectAnswers>, _ second: ParallelLookup.Half<DirectAnswers>) {
+        self.init(debugFile: first.finished.debugFile)
+        let textShift = Int32(first.finished.text.count)
+        let frameShift = Int32(first.finished.frames.count)
+        text = first.finished.text + second.finished.text
+        frames = first.finished.frames
+        frames.reserveCapacity(first.finished.frames.count + second.finished.frames.count)
+        for var frame in second.finished.frames {
             frame.name = (frame.name.lowerBound + textShift)..<(frame.name.upperBound + textShift)
             if let file = frame.file { frame.file = (file.lowerBound + textShift)..<(file.upperBound + textShift) }
             frames.append(frame)
         }
-        let placeholder = Answer(status: .notFound, offset: 0, lookupAddress: nil, functionStart: nil, frames: 0..<0)
-        answers = Array(repeating: placeholder, count: firstPositions.count + secondPositions.count)
-        for (place, position) in firstPositions.enumerated() { answers[position] = first.answers[place] }
-        for (place, position) in secondPositions.enumerated() {
-            var answer = second.answers[place]
-            answer.frames = (answer.frames.lowerBound + frameShift)..<(answer.frames.upperBound + frameShift)
-            answers[position] = answer
+        var shifted = second.finished.answers
+        for index in shifted.indices {
+            shifted[index].frames = (shifted[index].frames.lowerBound + frameShift)..<(shifted[index].frames.upperBound + frameShift)
         }
-        lookups = first.lookups + second.lookups
+        answers = ParallelLookup.inOrder(
+            .init(positions: first.positions, finished: first.finished.answers), .init(positions: second.positions, finished: shifted),
+            filler: Answer(status: .notFound, offset: 0, lookupAddress: nil, functionStart: nil, frames: 0..<0))
+        lookups = first.finished.lookups + second.finished.lookups
     }
 }

@@ -72,23 +72,4 @@ struct NameCache {
     /// batch of many repeated addresses has far fewer names, and a table reserved for all of them
     /// would be touched all over by the few it holds (a 1,000,000-address batch, 48 MB).
     mutating func reserve(_ count: Int) { known.reserveCapacity(known.count + min(count, 1 << 15)) }
-
-    /// Demangles every name of `lookups` ahead of use (on a worker thread), and gives each frame
-    /// its names: looking each one up again in the cache when the answers are made, on one
-    /// thread, was 3% of `top` over 20,000 rows.
-    mutating func warm(_ lookups: inout [RawLookup]) {
-        reserve(lookups.count)
-        for position in lookups.indices {
-            for frame in lookups[position].frames.indices {
-                let raw = lookups[position].frames[frame]
-                let (full, simple) = names(for: raw.linkageName ?? raw.plainName ?? "??", simplified: raw.simplifiedName)
-                lookups[position].frames[frame].simplifiedName = simple
-                lookups[position].frames[frame].fullName = full
-            }
-        }
-    }
-
-    mutating func merge(_ other: NameCache) {
-        known.merge(other.known) { mine, _ in mine }
-    }
 }

@@ -13,34 +13,18 @@ enum ParallelLookup {
     /// (sourcekit-lsp 0.95 against 1.35 s) for 10% more CPU; that is where it pays.
     static let minimumForThreads = 50_000
 
-    /// Whether `run` answers a batch of `count` addresses on two threads.
+    /// Whether a batch of `count` addresses is answered on two threads (`inHalves`).
     static func usesThreads(for count: Int) -> Bool { count >= minimumForThreads && ProcessInfo.processInfo.activeProcessorCount > 1 }
-
-    /// Also demangles the names found, on both threads, into `names`.
-    static func run(_ image: DebugImage, _ addresses: [UInt64], names: inout NameCache) -> [RawLookup] {
-        guard usesThreads(for: addresses.count) else {
-            return image.lookupBatch(addresses, releasingPages: addresses.count >= DebugImage.batchReleasingPages)
-        }
-        let (first, second) = inHalves(image, addresses, names: &names) { results, names, _ in
-            names.warm(&results)
-            return results
-        }
-        names.merge(second.names)
-        var results = [RawLookup](repeating: RawLookup(source: .none, frames: []), count: addresses.count)
-        for (position, index) in first.positions.enumerated() { results[index] = first.finished[position] }
-        for (position, index) in second.positions.enumerated() { results[index] = second.finished[position] }
-        return results
-    }
 
     /// A batch of at least `minimumForThreads` addresses on two threads, each half finished on its
     /// own thread by `finish`, given the half's lookups, a name cache (this thread's `names`, the
-    /// second thread's a new one, returned) and the half's positions in `addresses`. The second
+    /// second thread's one of its own) and the half's positions in `addresses`. The second
     /// thread starts at once: it opens its handle and reads the ranges of half the units while this
     /// one reads the other half; then each looks up the addresses of its own units.
     static func inHalves<Finished: Sendable>(
         _ image: DebugImage, _ addresses: [UInt64], names: inout NameCache,
         finish: @escaping @Sendable (inout [RawLookup], inout NameCache, [Int]) -> Finished
-    ) -> (first: (positions: [Int], finished: Finished), second: (positions: [Int], finished: Finished, names: NameCache)) {
+    ) -> (first: Half<Finished>, second: Half<Finished>) {
         let reopen = image.reopener()
         let opening = SecondThread { () -> sending OpenedHalf? in
             guard let worker = try? reopen() else { return nil }
@@ -59,7 +43,7 @@ enum ParallelLookup {
             var none: [RawLookup] = []
             let positions = Array(addresses.indices)
             let finished = finish(&all, &names, positions)
-            return ((positions, finished), ([], finish(&none, &secondNames, []), secondNames))
+            return (Half(positions: positions, finished: finished), Half(positions: [], finished: finish(&none, &secondNames, [])))
         }
         // Split by address so each thread decodes a disjoint set of units.
         let sorted = addresses.sorted()
@@ -71,20 +55,35 @@ enum ParallelLookup {
         image.adoptProblem(second.problem)
         let worker = second.image
         let secondAddresses = secondIndices.map { addresses[$0] }
-        let lookingUp = SecondThread { () -> sending (finished: Finished, names: NameCache, fallbacks: DecoderFallbacks) in
+        let lookingUp = SecondThread { () -> sending (finished: Finished, fallbacks: DecoderFallbacks) in
             worker.preloadSymbols()
             worker.adoptUnitMap(map)
             var results = worker.lookupBatch(secondAddresses)
             var names = NameCache()
             names.makesFullNames = makesFullNames
             let finished = finish(&results, &names, secondIndices)
-            return (finished, names, worker.decoderFallbacks)
+            return (finished, worker.decoderFallbacks)
         }
         var firstResults = image.lookupBatch(firstIndices.map { addresses[$0] })
         let firstFinished = finish(&firstResults, &names, firstIndices)
-        let (secondFinished, secondCache, secondFallbacks) = lookingUp.join()
+        let (secondFinished, secondFallbacks) = lookingUp.join()
         image.adoptFallbacks(secondFallbacks)
-        return ((firstIndices, firstFinished), (secondIndices, secondFinished, secondCache))
+        return (Half(positions: firstIndices, finished: firstFinished), Half(positions: secondIndices, finished: secondFinished))
+    }
+
+    /// One thread's share of a batch: what `finish` made of it, and its positions in the batch.
+    struct Half<Finished> {
+        var positions: [Int]
+        var finished: Finished
+    }
+
+    /// The two halves' elements back in the batch's order (`count` of them).
+    static func inOrder<Element>(_ first: Half<[Element]>, _ second: Half<[Element]>, filler: Element) -> [Element] {
+        var elements = [Element](repeating: filler, count: first.positions.count + second.positions.count)
+        for half in [first, second] {
+            for (place, position) in half.positions.enumerated() { elements[position] = half.finished[place] }
+        }
+        return elements
     }
 
     /// The second thread's handle on the file, with the unit ranges it read and any problem found.

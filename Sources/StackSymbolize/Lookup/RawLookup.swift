@@ -5,11 +5,8 @@ struct RawFrame: Sendable, Hashable {
     var file: String?
     var line: Int?
     var isInlined: Bool
-    /// The name's simplified form, when it is known already: a symbol index stores it, and a batch
-    /// on two threads fills it in as it demangles (`NameCache.warm`).
+    /// The name's simplified form, when it is known already (a symbol index stores it).
     var simplifiedName: String? = nil
-    /// The name's full form, filled in with `simplifiedName` by `NameCache.warm`.
-    var fullName: String? = nil
 }
 
 /// What one address resolved to in one debug image.
