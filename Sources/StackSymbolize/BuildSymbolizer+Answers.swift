@@ -25,6 +25,10 @@ extension BuildSymbolizer {
             if let symbolIndex = symbolIndex(at: index) { return .index(symbolIndex) }
             guard directOnly.contains(index) else { return nil }
         }
+        // Not joining a preparation under way (`prepareForBatch`): an answerer's image is asked for
+        // its constants only (text base, instruction set, path) until a batch opens it through
+        // `image(at:)`, which waits for the preparation first.
+        if let open = images[index] { return .image(open) }
         return image(at: index, checkingUnits: false).map(Answerer.image)
     }
 

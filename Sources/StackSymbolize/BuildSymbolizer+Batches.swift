@@ -1,5 +1,6 @@
 import Foundation
 import SymbolNames
+import SystemIO
 
 // atos/llvm-symbolizer mode: batches of addresses in one debug file, straight to text where it can.
 extension BuildSymbolizer {
@@ -48,17 +49,41 @@ extension BuildSymbolizer {
         return try directAnswers(index, addresses, offsets: offsets)
     }
 
+    /// Starts reading, on another thread, what the first large batch of each not yet opened debug
+    /// file answering `uuids` reads before its lookups (`ParallelLookup.prepare`): the caller goes
+    /// on with the batch's own work (finding its distinct stacks, gathering its frames by file)
+    /// meanwhile. Nothing is prepared for a batch of fewer than `frameCount` frames one thread
+    /// answers, for a file a symbol index answers, or for one already opened. The batch that uses
+    /// the file takes what was prepared; the answers are the same either way.
+    public func prepareForBatch(uuids: some Sequence<String>, frameCount: Int) {
+        guard ParallelLookup.usesThreads(for: frameCount) else { return }
+        for uuid in uuids {
+            guard let index = resolve(given: uuid), images[index] == nil, openFailures[index] == nil, !answersFromIndex(index),
+                let image = image(at: index, checkingUnits: false)
+            else { continue }
+            preparations[index] = ParallelLookup.prepare(image)
+        }
+    }
+
+    /// Waits for `prepareForBatch`'s thread on file `index`, if one is under way, and keeps the
+    /// second handle it made for the file's next large batch.
+    func finishPreparation(of index: Int) {
+        guard let preparation = preparations.removeValue(forKey: index) else { return }
+        preparedWorkers[index] = preparation.join()
+    }
+
     /// `lookupForText` of slice `index`, answered from the file itself. On two threads each half
     /// becomes answers on its own thread and the halves are joined after: made on one thread after
     /// the lookups, hashing every frame's name and path, they were a fifth of `symbolicate`'s wall
     /// time over 20,000 rows.
     func directAnswers(_ index: Int, _ addresses: [UInt64], offsets: Bool) throws(SymbolizeError) -> DirectAnswers {
-        if !ParallelLookup.usesThreads(for: addresses.count) { return try textAnswers(index, addresses, offsets: offsets) }
         guard let image = image(at: index, checkingUnits: false) else { throw openFailures[index]! }
+        let prepared = preparedWorkers.removeValue(forKey: index)
+        if !ParallelLookup.usesThreads(for: addresses.count) { return try textAnswers(index, addresses, offsets: offsets) }
         let textBase = image.textBase
         let path = image.path
         let lookupAddresses = offsets ? addresses.map { textBase &+ $0 } : addresses
-        let (first, second) = ParallelLookup.inHalves(image, lookupAddresses, names: &names) { raw, names, positions in
+        let (first, second) = ParallelLookup.inHalves(image, lookupAddresses, names: &names, prepared: prepared) { raw, names, positions in
             DirectAnswers(
                 half: raw, at: positions, given: addresses, lookupAddresses: lookupAddresses, offsets: offsets, textBase: textBase,
                 debugFile: path, names: &names)

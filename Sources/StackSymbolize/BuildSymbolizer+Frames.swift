@@ -68,13 +68,14 @@ extension BuildSymbolizer {
     /// fifth of `top` over 20,000 rows (docs/speed.md).
     func directFileAnswers(_ index: Int, _ addresses: [UInt64]) throws(SymbolizeError) -> [FileAnswer] {
         guard let image = image(at: index, checkingUnits: false) else { throw openFailures[index]! }
+        let prepared = preparedWorkers.removeValue(forKey: index)
         guard ParallelLookup.usesThreads(for: addresses.count) else {
             let raw = image.lookupBatch(addresses, releasingPages: addresses.count >= DebugImage.batchReleasingPages)
             try checkAfterBatch(index, image, count: addresses.count)
             names.reserve(addresses.count)
             return raw.map { Self.answer($0, &names) }
         }
-        let (first, second) = ParallelLookup.inHalves(image, addresses, names: &names) { raw, names, _ in
+        let (first, second) = ParallelLookup.inHalves(image, addresses, names: &names, prepared: prepared) { raw, names, _ in
             defer { raw = [] }
             return raw.map { BuildSymbolizer.answer($0, &names) }
         }
@@ -127,7 +128,10 @@ extension BuildSymbolizer {
     /// unit map is built and a unit that cannot be read makes it fail; a batch passes false and
     /// checks after building the map on two threads.
     func image(at index: Int, checkingUnits: Bool = true) -> DebugImage? {
-        if let open = images[index] { return open }
+        if let open = images[index] {
+            finishPreparation(of: index)
+            return open
+        }
         if openFailures[index] != nil { return nil }
         do {
             let image = try DebugFileCatalog.open(debugFiles[index])
@@ -160,6 +164,7 @@ extension BuildSymbolizer {
             let file = "\(debugFiles[index].path) (\(debugFiles[index].arch))"
             if let symbolIndex = indexes[index] { return "\(file): answered from the symbol index \(symbolIndex.path)" }
             guard let image = images[index] else { return nil }
+            finishPreparation(of: index)
             guard image.hasDWARF else { return "\(file): no DWARF, answered from the symbol table" }
             let fallbacks = image.decoderFallbacks
             if fallbacks.isEmpty {
@@ -173,7 +178,9 @@ extension BuildSymbolizer {
     /// What libdw answered for `debugFiles[index]` because the bytes reader declined, once the file
     /// is open (`dsyms` opens every file of the build); nil when it is not open or has no DWARF.
     public func decoderFallbacks(ofFileAt index: Int) -> DecoderFallbacks? {
-        guard let image = images[index], image.hasDWARF else { return nil }
+        guard let image = images[index] else { return nil }
+        finishPreparation(of: index)
+        guard image.hasDWARF else { return nil }
         return image.decoderFallbacks
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SymbolNames
+import SystemIO
 
 /// Symbolicates stacks against one build's debug files, matched by UUID: the build's folder
 /// first, then the rest of the store (`DebugFileStore`), then the system symbol folders.
@@ -27,6 +28,10 @@ public final class BuildSymbolizer {
     /// Image names → whether the store knows them as the app's (`appImage(uuid:name:)`).
     var knownImageNames: [String: Bool] = [:]
     var images: [Int: DebugImage] = [:]
+    /// Files whose first large batch is being prepared on another thread (`prepareForBatch`), and
+    /// the second handles those preparations made, until a batch takes them.
+    var preparations: [Int: SecondThread<ParallelLookup.PreparedWorker>] = [:]
+    var preparedWorkers: [Int: ParallelLookup.PreparedWorker] = [:]
     /// Where UUIDs nothing local answers are fetched from (shared by a run's builds), or nil.
     public var symbolServers: SymbolServerFetcher?
     var openFailures: [Int: SymbolizeError] = [:]

@@ -117,6 +117,39 @@ import Testing
         #expect(whole.map(describe) == pieces.map(describe))
     }
 
+    /// A large batch whose debug file was prepared ahead (`prepareForBatch`, as `symbolicate` does
+    /// while it finds the batch's distinct stacks) answers exactly as one that was not: frames and text.
+    @Test func preparedLargeBatchAnswersAsAnUnpreparedOne() throws {
+        var stacks: [[FrameRequest]] = []
+        while stacks.count < ParallelLookup.minimumForThreads + 1_000 {
+            for function in build.functions {
+                for step in stride(from: 0, to: function.size, by: 4) {
+                    stacks.append([request(function.start_offset + step, returnAddress: false)])
+                }
+            }
+        }
+        let describe = { (frame: SymbolicatedFrame) in
+            "\(frame.status) " + frame.frames.map { "\($0.function) \($0.file ?? "?"):\($0.line ?? 0)" }.joined(separator: " | ")
+        }
+        let fresh = { try BuildSymbolizer(buildFolder: try Fixtures.path("builds/130")) }
+        let prepared = try fresh()
+        prepared.prepareForBatch(uuids: [build.uuid], frameCount: stacks.count)
+        #expect(prepared.preparations.count == (ParallelLookup.usesThreads(for: stacks.count) ? 1 : 0))
+        let unprepared = try fresh()
+        let preparedFrames = prepared.symbolicate(stacks: stacks).map { $0.map(describe) }
+        #expect(prepared.preparations.isEmpty && prepared.preparedWorkers.isEmpty)
+        #expect(preparedFrames == unprepared.symbolicate(stacks: stacks).map { $0.map(describe) })
+        #expect(preparedFrames.joined().filter { $0.hasPrefix("symbolicated") }.count > stacks.count / 2)
+
+        let preparedForText = try fresh()
+        preparedForText.prepareForBatch(uuids: [build.uuid], frameCount: stacks.count)
+        let text = preparedForText.symbolicateForText(stacks: stacks)
+        let unpreparedText = try fresh().symbolicateForText(stacks: stacks)
+        #expect(text.places == unpreparedText.places)
+        #expect(text.files.map(\.text) == unpreparedText.files.map(\.text))
+        #expect(text.files.map { $0.answers.map(\.frames) } == unpreparedText.files.map { $0.answers.map(\.frames) })
+    }
+
     @Test func elfAnswersToBothBuildIDForms() throws {
         let elf = try BuildSymbolizer(debugFiles: [try Fixtures.path("other/yui-linux")])
         let file = try #require(elf.debugFiles.first)

@@ -59,47 +59,38 @@ extension StackRun {
         }
         // Each new stack's lines, written once for all its rows in the batch.
         let rendered = renderNewStacks(lines, batches: batches)
-        var writtenNewStacks = batches.map { [Bool](repeating: false, count: $0.places.count) }
+        var writtenNewStacks = [Bool](repeating: false, count: rendered.count)
         // The output goes out in pieces of 64 kB, not a String made and written per stack.
         var out: [UInt8] = []
         out.reserveCapacity(1 << 17)
-        for (position, entry) in pending.enumerated() {
-            var bytes: [UInt8]
+        for position in pending.indices {
+            appendHeader(pending[position], into: &out)
             switch lines[position] {
             case .seen(let known):
-                bytes = known
+                out.append(contentsOf: known)
             case .unanswered:
-                bytes = []
-                for (index, frame) in entry.stack.enumerated() { appendMissingLine(frame, index: index, into: &bytes) }
+                for (index, frame) in pending[position].stack.enumerated() { appendMissingLine(frame, index: index, into: &out) }
             case .named:
-                bytes = namedStackLines(entry, symbolizer: symbolizerOfRow[position], folder: folderOfRow[position], stderr: &stderr)
+                let entry = pending[position]
+                out.append(
+                    contentsOf: namedStackLines(entry, symbolizer: symbolizerOfRow[position], folder: folderOfRow[position], stderr: &stderr))
             case .answered(let batch, let stack):
-                if writtenNewStacks[batch][stack], let known = rendered[batch][stack] {
-                    bytes = known
-                    break
-                }
-                writtenNewStacks[batch][stack] = true
-                let places = batches[batch].places[stack]
-                // Each missing debug file is named once, where its first frame is written.
-                for (frame, place) in zip(entry.stack, places) where place == .missingDebugFile {
-                    let uuid = frame.uuid ?? "(none)"
-                    if reportedMissing.insert(uuid).inserted {
-                        let place = folderOfRow[position] ?? build ?? String(entry.build)
-                        var message = "warning: no debug file for UUID \(uuid) (image \(frame.image ?? "?")) in \(place)"
-                        if let failure = symbolizerOfRow[position]?.openFailure(uuid: uuid) { message += ": \(failure)" }
-                        stderr.write(message + "\n")
+                let index = rendered.index(batch: batch, stack: stack)
+                if !writtenNewStacks[index] {
+                    writtenNewStacks[index] = true
+                    warnOfMissingFiles(
+                        position, places: batches[batch].places[stack], symbolizer: symbolizerOfRow[position],
+                        folder: folderOfRow[position], stderr: &stderr)
+                    if keepingStacks, let folder = folderOfRow[position], seenStackCount < TopRanking.seenStacksKept {
+                        if seenStackLines[folder] == nil {
+                            seenStackLines[folder] = Dictionary(minimumCapacity: Swift.min(pending.count, TopRanking.seenStacksKept))
+                        }
+                        let kept = rendered.withLines(index) { Array($0) }
+                        if seenStackLines[folder]!.updateValue(kept, forKey: StackKey(pending[position].stack)) == nil { seenStackCount += 1 }
                     }
                 }
-                bytes = rendered[batch][stack] ?? []
-                if keepingStacks, let folder = folderOfRow[position], seenStackCount < TopRanking.seenStacksKept {
-                    if seenStackLines[folder] == nil {
-                        seenStackLines[folder] = Dictionary(minimumCapacity: Swift.min(pending.count, TopRanking.seenStacksKept))
-                    }
-                    if seenStackLines[folder]!.updateValue(bytes, forKey: StackKey(entry.stack)) == nil { seenStackCount += 1 }
-                }
+                rendered.withLines(index) { out.append(contentsOf: $0) }
             }
-            appendHeader(entry, into: &out)
-            out.append(contentsOf: bytes)
             stackCount += 1
             if out.count >= 1 << 16 {
                 stdout.write(String(decoding: out, as: UTF8.self))
@@ -108,6 +99,22 @@ extension StackRun {
         }
         if !out.isEmpty { stdout.write(String(decoding: out, as: UTF8.self)) }
         return batches
+    }
+
+    /// Names each debug file missing for a frame of the stack of row `position`, once a run, where
+    /// its first frame is written.
+    private mutating func warnOfMissingFiles(
+        _ position: Int, places: [StackTextAnswers.Place], symbolizer: BuildSymbolizer?, folder: String?,
+        stderr: inout some TextOutputStream
+    ) {
+        for (frame, place) in zip(pending[position].stack, places) where place == .missingDebugFile {
+            let uuid = frame.uuid ?? "(none)"
+            guard reportedMissing.insert(uuid).inserted else { continue }
+            let place = folder ?? build ?? String(pending[position].build)
+            var message = "warning: no debug file for UUID \(uuid) (image \(frame.image ?? "?")) in \(place)"
+            if let failure = symbolizer?.openFailure(uuid: uuid) { message += ": \(failure)" }
+            stderr.write(message + "\n")
+        }
     }
 
     /// A stack's line in text output: `name row-key build N (period start)`, after a blank line
@@ -138,15 +145,16 @@ extension StackRun {
         return column
     }
 
-    /// The lines of every stack first answered in `batches`, by batch and stack. Many stacks are
-    /// written on two threads, each a half of them: written on one after the lookups, they were a
-    /// twelfth of `symbolicate` over 20,000 rows (docs/speed.md).
-    private mutating func renderNewStacks(_ lines: [StackLines], batches: [StackTextAnswers]) -> [[[UInt8]?]] {
-        var rendered = batches.map { [[UInt8]?](repeating: nil, count: $0.places.count) }
+    /// The lines of every stack first answered in `batches`. Many stacks are written on two
+    /// threads, each a half of them: written on one after the lookups, they were a twelfth of
+    /// `symbolicate` over 20,000 rows (docs/speed.md). Each half goes into one buffer: an array
+    /// per stack, grown line by line, was a third of the writing (allocations, copies, frees).
+    private mutating func renderNewStacks(_ lines: [StackLines], batches: [StackTextAnswers]) -> RenderedStacks {
+        var indexOfStack = batches.map { [Int32](repeating: -1, count: $0.places.count) }
         var firstRows: [(batch: Int, stack: Int, position: Int)] = []
         for (position, line) in lines.enumerated() {
-            guard case .answered(let batch, let stack) = line, rendered[batch][stack] == nil else { continue }
-            rendered[batch][stack] = []
+            guard case .answered(let batch, let stack) = line, indexOfStack[batch][stack] < 0 else { continue }
+            indexOfStack[batch][stack] = Int32(firstRows.count)
             firstRows.append((batch, stack, position))
             for frame in pending[position].stack { _ = imageColumn(frame.image ?? "???") }
         }
@@ -154,21 +162,31 @@ extension StackRun {
         let places = firstRows.map { batches[$0.batch].places[$0.stack] }
         let answerBatches = firstRows.map(\.batch)
         let columns = imageColumns
-        let bytes = SecondThread<Void>.mapInHalves(firstRows.count, minimum: 2_000) { range in
-            range.map { StackRun.stackLines(stacks[$0], places: places[$0], answers: batches[answerBatches[$0]], imageColumns: columns) }
+        let parts = SecondThread<Void>.mapInHalves(firstRows.count, minimum: 2_000) { range -> [RenderedStacks.Part] in
+            var part = RenderedStacks.Part(first: range.lowerBound)
+            part.bytes.reserveCapacity(range.count * 1_024)
+            part.ends.reserveCapacity(range.count)
+            var lineEnds: [Int] = []
+            for index in range {
+                StackRun.appendStackLines(
+                    stacks[index], places: places[index], answers: batches[answerBatches[index]], imageColumns: columns,
+                    into: &part.bytes, lineEnds: &lineEnds)
+                part.ends.append(part.bytes.count)
+                lineEnds.removeAll(keepingCapacity: true)
+            }
+            return range.isEmpty ? [] : [part]
         }
-        for (row, text) in zip(firstRows, bytes) { rendered[row.batch][row.stack] = text }
-        return rendered
+        return RenderedStacks(indexOfStack: indexOfStack, parts: parts)
     }
 
-    /// The lines of `stack`'s frames from their answers' bytes. The address column is the frame's
-    /// offset into its image as the row gives it, on every frame: named or not, return address or
-    /// not (docs/command-line.md). `imageColumns` holds the stack's image names' columns.
-    private static func stackLines(
-        _ stack: [StackFrame], places: [StackTextAnswers.Place], answers: StackTextAnswers, imageColumns: [String: [UInt8]]
-    ) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var lineEnds: [Int] = []
+    /// The lines of `stack`'s frames from their answers' bytes, appended to `bytes`. The address
+    /// column is the frame's offset into its image as the row gives it, on every frame: named or
+    /// not, return address or not (docs/command-line.md). `imageColumns` holds the stack's image
+    /// names' columns.
+    private static func appendStackLines(
+        _ stack: [StackFrame], places: [StackTextAnswers.Place], answers: StackTextAnswers, imageColumns: [String: [UInt8]],
+        into bytes: inout [UInt8], lineEnds: inout [Int]
+    ) {
         var currentImage: (name: String, column: [UInt8])?
         var index = 0
         while index < stack.count {
@@ -201,7 +219,6 @@ extension StackRun {
             }
             index = end
         }
-        return bytes
     }
 
     /// The lines of a stack with a frame a crash report names: its answers from the build's
@@ -239,5 +256,33 @@ extension StackRun {
         SymbolicateOutput.appendMissingDebugFileLine(
             imageColumn: imageColumn(image), image: image, address: frame.offset, uuid: frame.uuid ?? "(none)", indexColumn: index,
             into: &bytes, lineEnds: &lineEnds)
+    }
+}
+
+/// The lines of a text batch's new stacks (`renderNewStacks`): one buffer per thread that wrote
+/// them, each stack a span of one.
+struct RenderedStacks {
+    /// Each batch's stacks' index among the written stacks (-1: not written here).
+    var indexOfStack: [[Int32]]
+    /// The buffers, in order: a part holds the stacks from `first` on, each ending at its `ends`.
+    var parts: [Part]
+
+    struct Part: Sendable {
+        var first: Int
+        var bytes: [UInt8] = []
+        var ends: [Int] = []
+    }
+
+    /// How many stacks were written.
+    var count: Int { parts.last.map { $0.first + $0.ends.count } ?? 0 }
+
+    func index(batch: Int, stack: Int) -> Int { Int(indexOfStack[batch][stack]) }
+
+    /// `body` with the lines of written stack `index`, lent for the call.
+    func withLines<Result>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        let part = parts.last { $0.first <= index }!
+        let local = index - part.first
+        let start = local == 0 ? 0 : part.ends[local - 1]
+        return part.bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start..<part.ends[local]])) }
     }
 }

@@ -240,9 +240,11 @@ struct StackRun {
         var folderOfRow: [String?] = []
         // Each build's folder found once a batch: finding it for every row was 1% of a run.
         var ofBuild: [Int: (BuildSymbolizer?, String?)] = [:]
-        for entry in pending {
-            let (symbolizer, folder) = ofBuild[entry.build] ?? symbolizer(for: build ?? String(entry.build), stderr: &stderr)
-            ofBuild[entry.build] = (symbolizer, folder)
+        // By position: taking each row out of `pending` copied it (retaining its five strings).
+        for position in pending.indices {
+            let rowBuild = pending[position].build
+            let (symbolizer, folder) = ofBuild[rowBuild] ?? symbolizer(for: build ?? String(rowBuild), stderr: &stderr)
+            ofBuild[rowBuild] = (symbolizer, folder)
             symbolizerOfRow.append(symbolizer)
             folderOfRow.append(folder)
         }
@@ -253,6 +255,13 @@ struct StackRun {
             guard let folder, symbolizerOfRow[position] != nil else { continue }
             if rowsOfFolder[folder] == nil { folderOrder.append(folder) }
             rowsOfFolder[folder, default: []].append(position)
+        }
+        // Each build's debug files start reading what a large batch reads first (unit maps, symbol
+        // tables) on the other core, while this one finds the batch's distinct stacks.
+        for folder in folderOrder {
+            let positions = rowsOfFolder[folder]!
+            let (imageUUIDs, frameCount) = imageUUIDs(of: positions)
+            symbolizerOfRow[positions[0]]!.prepareForBatch(uuids: imageUUIDs, frameCount: frameCount)
         }
         if writesText {
             textAnswers = flushText(
@@ -304,6 +313,23 @@ struct StackRun {
             write(entry, answers: rowAnswers, folder: folderOfRow[position], stdout: &stdout)
             stackCount += 1
         }
+    }
+
+    /// The distinct image UUIDs of the pending rows at `positions`, and how many frames they have.
+    private func imageUUIDs(of positions: [Int]) -> (uuids: Set<String>, frameCount: Int) {
+        var found: Set<String> = []
+        var frameCount = 0
+        // A row's frames mostly share one UUID string: comparing with the last is cheaper than hashing.
+        var last: String?
+        for position in positions {
+            for frame in pending[position].stack {
+                guard let uuid = frame.uuid, uuid != last else { continue }
+                found.insert(uuid)
+                last = uuid
+            }
+            frameCount += pending[position].stack.count
+        }
+        return (found, frameCount)
     }
 
     private mutating func write(

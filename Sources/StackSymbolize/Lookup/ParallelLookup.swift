@@ -18,25 +18,18 @@ enum ParallelLookup {
 
     /// A batch of at least `minimumForThreads` addresses on two threads, each half finished on its
     /// own thread by `finish`, given the half's lookups, a name cache (this thread's `names`, the
-    /// second thread's one of its own) and the half's positions in `addresses`. The second
-    /// thread starts at once: it opens its handle and reads the ranges of half the units while this
-    /// one reads the other half; then each looks up the addresses of its own units.
+    /// second thread's one of its own) and the half's positions in `addresses`. Without `prepared`
+    /// the second thread starts at once: it opens its handle and reads the ranges of half the
+    /// units while this one reads the other half; then each looks up the addresses of its own units.
+    /// With it (`prepare`, done while the batch was being gathered) both go straight to the lookups.
     static func inHalves<Finished: Sendable>(
-        _ image: DebugImage, _ addresses: [UInt64], names: inout NameCache,
+        _ image: DebugImage, _ addresses: [UInt64], names: inout NameCache, prepared: PreparedWorker? = nil,
         finish: @escaping @Sendable (inout [RawLookup], inout NameCache, [Int]) -> Finished
     ) -> (first: Half<Finished>, second: Half<Finished>) {
-        let reopen = image.reopener()
-        let opening = SecondThread { () -> sending OpenedHalf? in
-            guard let worker = try? reopen() else { return nil }
-            // The second half of the unit map's units, while the first thread does the first half.
-            let offsets = worker.unitDIEOffsets()
-            let units = worker.unitRanges(dieOffsets: offsets[(offsets.count / 2)...])
-            return OpenedHalf(image: worker, units: units, problem: worker.problemSoFar)
-        }
-        let offsets = image.unitDIEOffsets()
-        let firstUnits = image.unitRanges(dieOffsets: offsets[..<(offsets.count / 2)])
+        // The second handle, ready for its half (lent to the second thread in its Sendable box).
+        let second = prepared ?? openSecondHandle(image)
         let makesFullNames = names.makesFullNames
-        guard let second = opening.join() else {
+        guard second.worker != nil else {
             var secondNames = NameCache()
             secondNames.makesFullNames = makesFullNames
             var all = image.lookupBatch(addresses)
@@ -50,12 +43,10 @@ enum ParallelLookup {
         let pivot = sorted[sorted.count / 2]
         let firstIndices = addresses.indices.filter { addresses[$0] < pivot }
         let secondIndices = addresses.indices.filter { addresses[$0] >= pivot }
-        let map = UnitAddressMap(firstUnits + second.units)
-        image.adoptUnitMap(map)
-        image.adoptProblem(second.problem)
-        let worker = second.image
         let secondAddresses = secondIndices.map { addresses[$0] }
+        let map = image.unitMap
         let lookingUp = SecondThread { () -> sending (finished: Finished, fallbacks: DecoderFallbacks) in
+            let worker = second.worker!
             worker.preloadSymbols()
             worker.adoptUnitMap(map)
             var results = worker.lookupBatch(secondAddresses)
@@ -69,6 +60,62 @@ enum ParallelLookup {
         let (secondFinished, secondFallbacks) = lookingUp.join()
         image.adoptFallbacks(secondFallbacks)
         return (Half(positions: firstIndices, finished: firstFinished), Half(positions: secondIndices, finished: secondFinished))
+    }
+
+    /// The second handle on `image`'s file, both threads reading half the units' ranges for the
+    /// unit map `image` then holds; no handle when it cannot be opened (the batch then runs on
+    /// this thread).
+    private static func openSecondHandle(_ image: DebugImage) -> PreparedWorker {
+        let reopen = image.reopener()
+        let opening = SecondThread { () -> sending OpenedHalf? in
+            guard let worker = try? reopen() else { return nil }
+            // The second half of the unit map's units, while the first thread does the first half.
+            let offsets = worker.unitDIEOffsets()
+            let units = worker.unitRanges(dieOffsets: offsets[(offsets.count / 2)...])
+            return OpenedHalf(image: worker, units: units, problem: worker.problemSoFar)
+        }
+        let offsets = image.unitDIEOffsets()
+        let firstUnits = image.unitRanges(dieOffsets: offsets[..<(offsets.count / 2)])
+        guard let second = opening.join() else { return PreparedWorker(worker: nil) }
+        image.adoptUnitMap(UnitAddressMap(firstUnits + second.units))
+        image.adoptProblem(second.problem)
+        return PreparedWorker(worker: second.image)
+    }
+
+    /// What `inHalves` reads before its lookups, read on another thread while the caller still
+    /// gathers the batch: `image`'s unit map and symbol table, and a second handle on the file
+    /// sharing both (nil when it cannot be opened). `image` must be left alone until `join()`.
+    /// For `symbolicate` over 20,000 rows this took the 25 ms from the end of the rows to the
+    /// first lookup off the critical path (docs/speed.md).
+    static func prepare(_ image: DebugImage) -> SecondThread<PreparedWorker> {
+        let lent = LentImage(image: image)
+        let reopen = image.reopener()
+        return SecondThread { () -> sending PreparedWorker in
+            let image = lent.image
+            let offsets = image.unitDIEOffsets()
+            let map = UnitAddressMap(image.unitRanges(dieOffsets: offsets[...]))
+            image.adoptUnitMap(map)
+            image.preloadSymbols()
+            guard let worker = try? reopen() else { return PreparedWorker(worker: nil) }
+            // Its own unit table, as a handle that read half the ranges has (the lookups use it).
+            _ = worker.unitDIEOffsets()
+            worker.preloadSymbols()
+            worker.adoptUnitMap(map)
+            return PreparedWorker(worker: worker)
+        }
+    }
+
+    /// A second handle on a file, ready for its half of a batch (`prepare`, `openSecondHandle`).
+    struct PreparedWorker: @unchecked Sendable {
+        /// Made on another thread and handed over at its join, then lent to the batch's second
+        /// thread: one thread uses it at a time.
+        let worker: DebugImage?
+    }
+
+    /// The image `prepare` reads on its thread. Unchecked: the thread that lends it touches none
+    /// of the image's mutable state until it joins (`BuildSymbolizer.image(at:)` joins first).
+    private struct LentImage: @unchecked Sendable {
+        let image: DebugImage
     }
 
     /// One thread's share of a batch: what `finish` made of it, and its positions in the batch.
