@@ -120,6 +120,7 @@ public struct StackExpander {
     /// lookups, which use both, making 20,000 stacks' frames and signatures on one thread was a
     /// seventh of `top` over 20,000 rows (docs/speed.md).
     public func talliedDistinct(stacks: [[StackFrame]]) -> (stacks: [TalliedStack], slots: [Int]) {
+        prepareFiles(stacks)
         let (requests, answers, slots, isApp) = symbolicatedDistinct(stacks)
         let tallied = SecondThread<Void>.mapInHalves(requests.count, minimum: Self.stacksForTwoThreads) { range in
             range.map { TalliedStack(StackExpander.expand(requests[$0], answers: answers[$0], isApp: isApp)) }
@@ -128,6 +129,30 @@ public struct StackExpander {
         // here, on the thread that tallies next, they were a tenth of `top` over 20,000 rows.
         if requests.count >= Self.stacksForTwoThreads { SecondThread<Void>.release((requests, answers)) }
         return (tallied, slots)
+    }
+
+    /// Lets a large batch's debug files start reading what their lookups read first on the other
+    /// core while this one finds the batch's distinct stacks (`BuildSymbolizer.prepareForBatch`).
+    private func prepareFiles(_ stacks: [[StackFrame]]) {
+        let (uuids, frameCount) = Self.imageUUIDs(stacks)
+        symbolizer.prepareForBatch(uuids: uuids, frameCount: frameCount)
+    }
+
+    /// The distinct image UUIDs of `stacks`' frames, and how many frames they have.
+    public static func imageUUIDs(_ stacks: some Sequence<[StackFrame]>) -> (uuids: Set<String>, frameCount: Int) {
+        var uuids: Set<String> = []
+        var frameCount = 0
+        // A row's frames mostly share one UUID string: comparing with the last is cheaper than hashing.
+        var last: String?
+        for stack in stacks {
+            frameCount += stack.count
+            for frame in stack {
+                guard let uuid = frame.uuid, uuid != last else { continue }
+                uuids.insert(uuid)
+                last = uuid
+            }
+        }
+        return (uuids, frameCount)
     }
 
     /// Below this many distinct stacks a second thread costs more than it saves.

@@ -14,11 +14,17 @@ public protocol FrameSymbolizing {
     /// Whether the store knows this image as the app's (its UUID or its name): true or false, or
     /// nil when the store knows nothing and the shipped list of Apple's images decides.
     func appImage(uuid: String?, name: String?) -> Bool?
+    /// Told before a batch of `frameCount` frames naming `uuids` is symbolicated, so the files it
+    /// needs can start being read meanwhile (`BuildSymbolizer.prepareForBatch`).
+    func prepareForBatch(uuids: Set<String>, frameCount: Int)
 }
 
 extension FrameSymbolizing {
     /// By default, one stack after the other.
     public func symbolicate(stacks: [[FrameRequest]]) -> [[SymbolicatedFrame]] { stacks.map(symbolicate) }
+
+    /// By default nothing is read ahead.
+    public func prepareForBatch(uuids: Set<String>, frameCount: Int) {}
 
     /// By default only a debug file for the UUID says so; nothing is known about names.
     public func appImage(uuid: String?, name: String?) -> Bool? {

@@ -55,5 +55,7 @@ public struct ReportNamedFrames: FrameSymbolizing {
 
     public func hasDebugFile(uuid: String) -> Bool { base.hasDebugFile(uuid: uuid) }
 
+    public func prepareForBatch(uuids: Set<String>, frameCount: Int) { base.prepareForBatch(uuids: uuids, frameCount: frameCount) }
+
     public func appImage(uuid: String?, name: String?) -> Bool? { base.appImage(uuid: uuid, name: name) }
 }

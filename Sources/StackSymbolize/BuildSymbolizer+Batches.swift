@@ -55,7 +55,7 @@ extension BuildSymbolizer {
     /// meanwhile. Nothing is prepared for a batch of fewer than `frameCount` frames one thread
     /// answers, for a file a symbol index answers, or for one already opened. The batch that uses
     /// the file takes what was prepared; the answers are the same either way.
-    public func prepareForBatch(uuids: some Sequence<String>, frameCount: Int) {
+    public func prepareForBatch(uuids: Set<String>, frameCount: Int) {
         guard ParallelLookup.usesThreads(for: frameCount) else { return }
         for uuid in uuids {
             guard let index = resolve(given: uuid), images[index] == nil, openFailures[index] == nil, !answersFromIndex(index),

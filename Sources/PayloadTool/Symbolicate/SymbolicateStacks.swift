@@ -1,5 +1,6 @@
 import Foundation
 import PayloadDecode
+import StackSignature
 import StackSymbolize
 import Synchronization
 
@@ -260,7 +261,7 @@ struct StackRun {
         // tables) on the other core, while this one finds the batch's distinct stacks.
         for folder in folderOrder {
             let positions = rowsOfFolder[folder]!
-            let (imageUUIDs, frameCount) = imageUUIDs(of: positions)
+            let (imageUUIDs, frameCount) = StackExpander.imageUUIDs(positions.map { pending[$0].stack })
             symbolizerOfRow[positions[0]]!.prepareForBatch(uuids: imageUUIDs, frameCount: frameCount)
         }
         if writesText {
@@ -313,23 +314,6 @@ struct StackRun {
             write(entry, answers: rowAnswers, folder: folderOfRow[position], stdout: &stdout)
             stackCount += 1
         }
-    }
-
-    /// The distinct image UUIDs of the pending rows at `positions`, and how many frames they have.
-    private func imageUUIDs(of positions: [Int]) -> (uuids: Set<String>, frameCount: Int) {
-        var found: Set<String> = []
-        var frameCount = 0
-        // A row's frames mostly share one UUID string: comparing with the last is cheaper than hashing.
-        var last: String?
-        for position in positions {
-            for frame in pending[position].stack {
-                guard let uuid = frame.uuid, uuid != last else { continue }
-                found.insert(uuid)
-                last = uuid
-            }
-            frameCount += pending[position].stack.count
-        }
-        return (found, frameCount)
     }
 
     private mutating func write(
