@@ -52,8 +52,9 @@ extension BuildSymbolizer {
     /// Starts reading, on another thread, what the first large batch of each not yet opened debug
     /// file answering `uuids` reads before its lookups (`ParallelLookup.prepare`): the caller goes
     /// on with the batch's own work (finding its distinct stacks, gathering its frames by file)
-    /// meanwhile. Nothing is prepared for a batch of fewer than `frameCount` frames one thread
-    /// answers, for a file a symbol index answers, or for one already opened. The batch that uses
+    /// meanwhile. Nothing is prepared for a batch one thread answers (`frameCount` below
+    /// `ParallelLookup.minimumForThreads`), for a file a symbol index answers, or for one already
+    /// opened. The batch that uses
     /// the file takes what was prepared; the answers are the same either way.
     public func prepareForBatch(uuids: Set<String>, frameCount: Int) {
         guard ParallelLookup.usesThreads(for: frameCount) else { return }
