@@ -201,6 +201,23 @@ import Testing
         #expect(listed.stdout.contains("Every UUID has a usable debug file."), "\(listed.stdout)")
     }
 
+    /// A frame before the text section of a framework whose text base is 0 (Sentry's
+    /// PLCrashReporter, `__text` from 0x6fe0) is named by its offset, never as a negative one:
+    /// the caller's frame is looked up at its offset minus one, which is no address below the image.
+    @Test func aFrameBeforeTheTextOfAnImageBasedAtZeroShowsItsOffset() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let uuid = "16A1E2FB-6E3F-3A85-A310-0B283C16D894"
+        let image = "PLCrashReporter_DynamicFramework"
+        try copy(try Self.real("sentry-ios-1.4.1/\(uuid).dSYM"), to: "root/130/\(uuid).dSYM")
+        let rowFile = try rows("before-text.jsonl", build: 130, stacks: [[(image, uuid, 0x700e), (image, uuid, 0x4000)]])
+        let run = CommandRun(["symbolicate", "--dsyms", root, rowFile])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasSuffix(" \(image) + 16384 [no symbol at 0x3fff]") }, "\(run.stdout)")
+        #expect(!run.stdout.contains(" - "), "\(run.stdout)")
+        #expect(lines.contains { $0.contains("0x000000000000700e") && $0.contains("(") }, "the frame in the text is named: \(run.stdout)")
+    }
+
     @Test func aDottedVersionLandsInItsBuildNumbersFolder() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         try copy(try Self.real("symbolic-macos/crash.dSYM"), to: "in/crash.app.dSYM")

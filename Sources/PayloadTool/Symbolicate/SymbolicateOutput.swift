@@ -221,8 +221,11 @@ enum SymbolicateOutput {
     ) {
         // Bytes, not an interpolated String: a batch of addresses in a stripped region has many.
         // An address below the image's text base (atos mode) has a negative offset: the offset
-        // wrapped past the address itself.
-        let isBelowBase = lookupAddress.map { offset > $0 } ?? (signedOffsets && Int64(bitPattern: offset) < 0)
+        // wrapped past the address itself. Wrapped, not merely larger: a stack frame's lookup
+        // address is its offset minus one (the call, not the return address), so in an image
+        // whose text base is 0 every frame's offset is one more than its lookup address.
+        let isBelowBase =
+            Int64(bitPattern: offset) < 0 && (lookupAddress.map { offset > $0 } ?? signedOffsets)
         var image = image
         image.withUTF8 { out.append(bytes: UnsafeRawBufferPointer($0)) }
         out.append(isBelowBase ? " - " : " + ")
