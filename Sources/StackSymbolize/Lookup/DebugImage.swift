@@ -234,29 +234,34 @@ final class DebugImage {
     func walkBatch(
         _ addresses: [UInt64], releasingPages: Bool = false, inUnit: (Int, Int, DecodedUnit) -> Bool, elsewhere: (Int) -> Void
     ) {
+        let groups = unitGroups(addresses)
+        var next = 0
+        walkGroups(
+            groups, of: addresses, uncovered: groups.uncovered[...], releasingPages: releasingPages,
+            next: {
+                defer { next += 1 }
+                return next < groups.units.count ? next : nil
+            }, inUnit: inUnit, elsewhere: elsewhere)
+    }
+
+    /// `walkBatch` over the groups `next` hands out (group numbers, nil when done), then the
+    /// addresses of `uncovered` and those no unit answered. Two threads share one batch's groups
+    /// this way (`ParallelLookup.inHalves`, each with its own handle).
+    func walkGroups(
+        _ groups: UnitGroups, of addresses: [UInt64], uncovered: ArraySlice<Int>, releasingPages: Bool = false, next: () -> Int?,
+        inUnit: (Int, Int, DecodedUnit) -> Bool, elsewhere: (Int) -> Void
+    ) {
         // Every answer's outermost frame is named from the symbol table: past a few addresses,
         // loading it once costs less than passing over it per address.
         if addresses.count > Self.symbolLookupsBeforeLoading { preloadSymbols() }
-        let order = addresses.ascendingOrder()
-        // Group by the first unit that covers each address; units are visited once each, in order.
-        // (An array by unit number: a dictionary hashed every address, 1% of a small binary's batch.)
-        // One copy of the map (each access to the lazy property copied it, a twentieth of a batch
-        // on a small binary), and the first unit found without making the list.
-        let map = unitMap
-        var byUnit = [[Int]](repeating: [], count: map.unitOffsets.count)
-        var leftovers: [Int] = []
-        var pieces = AscendingCursor()
-        for index in order {
-            if let unit = map.firstUnit(containing: addresses[index], cursor: &pieces) {
-                byUnit[unit].append(index)
-            } else {
-                leftovers.append(index)
-            }
-        }
+        let unitOffsets = unitMap.unitOffsets
+        var leftovers = Array(uncovered)
         let releaseStep = UInt64(max(reader.debugInfoSize / 4, 1))
         var releasedAt: UInt64 = 0
-        for (unitIndex, indices) in byUnit.enumerated() where !indices.isEmpty {
-            let unitOffset = map.unitOffsets[unitIndex]
+        while let group = next() {
+            let unitIndex = groups.units[group]
+            let indices = groups.members[group]
+            let unitOffset = unitOffsets[unitIndex]
             if releasingPages, unitOffset >= releasedAt &+ releaseStep {
                 releaseResidentPages()
                 releasedAt = unitOffset
@@ -267,6 +272,31 @@ final class DebugImage {
             }
         }
         for index in leftovers { elsewhere(index) }
+    }
+
+    /// `addresses` grouped by the first unit that covers each, units in order (decoding each unit
+    /// once, as the batch passes it, keeps memory at one unit's worth however many are hit).
+    func unitGroups(_ addresses: [UInt64]) -> UnitGroups {
+        let order = addresses.ascendingOrder()
+        // An array by unit number: a dictionary hashed every address, 1% of a small binary's
+        // batch. One copy of the map (each access to the lazy property copied it, a twentieth of a
+        // batch on a small binary), and the first unit found without making the list.
+        let map = unitMap
+        var byUnit = [[Int]](repeating: [], count: map.unitOffsets.count)
+        var groups = UnitGroups()
+        var pieces = AscendingCursor()
+        for index in order {
+            if let unit = map.firstUnit(containing: addresses[index], cursor: &pieces) {
+                byUnit[unit].append(index)
+            } else {
+                groups.uncovered.append(index)
+            }
+        }
+        for (unit, indices) in byUnit.enumerated() where !indices.isEmpty {
+            groups.units.append(unit)
+            groups.members.append(indices)
+        }
+        return groups
     }
 
     func decodedUnit(_ index: Int) -> DecodedUnit {

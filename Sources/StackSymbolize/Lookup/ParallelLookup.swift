@@ -20,8 +20,8 @@ enum ParallelLookup {
     /// own thread by `finish`, given the half's lookups, a name cache (this thread's `names`, the
     /// second thread's one of its own) and the half's positions in `addresses`. Without `prepared`
     /// the second thread starts at once: it opens its handle and reads the ranges of half the
-    /// units while this one reads the other half; then each looks up the addresses of its own units.
-    /// With it (`prepare`, done while the batch was being gathered) both go straight to the lookups.
+    /// units while this one reads the other half; then each looks up whole units, taken from either
+    /// end of the batch's (`UnitClaims`). With it (`prepare`, done while the batch was being gathered) both go straight to the lookups.
     static func inHalves<Finished: Sendable>(
         _ image: DebugImage, _ addresses: [UInt64], names: inout NameCache, prepared: PreparedWorker? = nil,
         finish: @escaping @Sendable (inout [RawLookup], inout NameCache, [Int]) -> Finished
@@ -38,28 +38,28 @@ enum ParallelLookup {
             let finished = finish(&all, &names, positions)
             return (Half(positions: positions, finished: finished), Half(positions: [], finished: finish(&none, &secondNames, [])))
         }
-        // Split by address so each thread decodes a disjoint set of units.
-        let sorted = addresses.sorted()
-        let pivot = sorted[sorted.count / 2]
-        let firstIndices = addresses.indices.filter { addresses[$0] < pivot }
-        let secondIndices = addresses.indices.filter { addresses[$0] >= pivot }
-        let secondAddresses = secondIndices.map { addresses[$0] }
+        // Each thread takes whole units, from either end of the batch's, until they meet.
+        let groups = image.unitGroups(addresses)
+        let claims = UnitClaims(count: groups.units.count)
+        let uncovered = groups.uncovered
         let map = image.unitMap
-        let lookingUp = SecondThread { () -> sending (finished: Finished, fallbacks: DecoderFallbacks) in
+        let lookingUp = SecondThread { () -> sending (half: Half<Finished>, fallbacks: DecoderFallbacks) in
             let worker = second.worker!
             worker.preloadSymbols()
             worker.adoptUnitMap(map)
-            var results = worker.lookupBatch(secondAddresses)
+            var (positions, lookups) = worker.lookupClaimed(
+                groups, of: addresses, claims: claims, fromBack: true, uncovered: uncovered[(uncovered.count / 2)...])
             var names = NameCache()
             names.makesFullNames = makesFullNames
-            let finished = finish(&results, &names, secondIndices)
-            return (finished, worker.decoderFallbacks)
+            let finished = finish(&lookups, &names, positions)
+            return (Half(positions: positions, finished: finished), worker.decoderFallbacks)
         }
-        var firstResults = image.lookupBatch(firstIndices.map { addresses[$0] })
-        let firstFinished = finish(&firstResults, &names, firstIndices)
-        let (secondFinished, secondFallbacks) = lookingUp.join()
+        var (positions, lookups) = image.lookupClaimed(
+            groups, of: addresses, claims: claims, fromBack: false, uncovered: uncovered[..<(uncovered.count / 2)])
+        let first = Half(positions: positions, finished: finish(&lookups, &names, positions))
+        let (secondHalf, secondFallbacks) = lookingUp.join()
         image.adoptFallbacks(secondFallbacks)
-        return (Half(positions: firstIndices, finished: firstFinished), Half(positions: secondIndices, finished: secondFinished))
+        return (first, secondHalf)
     }
 
     /// The second handle on `image`'s file, both threads reading half the units' ranges for the
