@@ -88,6 +88,23 @@ import Testing
         #expect(SignpostRowName.snakeCase(name) == expected)
     }
 
+    /// ASCII names are read byte by byte; every ASCII name gets the name the Character rule gives
+    /// (5,000 names of up to 40 characters from every ASCII byte, a fixed seed).
+    @Test func asciiNamesByBytesAsByCharacters() {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        // Letters and digits weighted up, so names have runs of them as signposts do.
+        let letters = Array("aAbBzZmMqQ0123456789".utf8)
+        for _ in 0..<5_000 {
+            let bytes = (0..<next(41)).map { _ in next(3) == 0 ? UInt8(next(128)) : letters[next(letters.count)] }
+            let name = String(decoding: bytes, as: UTF8.self)
+            #expect(SignpostRowName.snakeCase(name) == SignpostRowName.snakeCaseOfCharacters(name), "\(Array(name.utf8))")
+        }
+    }
+
     /// Names the table takes, never two signposts on one name: the same name in two categories,
     /// names equal in snake_case, long names equal in their first 25 characters.
     @Test func namesFitTheTableAndNeverMerge() {
