@@ -54,8 +54,8 @@ extension BuildSymbolizer {
     /// on with the batch's own work (finding its distinct stacks, gathering its frames by file)
     /// meanwhile. Nothing is prepared for a batch one thread answers (`frameCount` below
     /// `ParallelLookup.minimumForThreads`), for a file a symbol index answers, or for one already
-    /// opened. The batch that uses
-    /// the file takes what was prepared; the answers are the same either way.
+    /// opened. The batch that uses the file takes what was prepared; the answers are the same
+    /// either way.
     public func prepareForBatch(uuids: Set<String>, frameCount: Int) {
         guard ParallelLookup.usesThreads(for: frameCount) else { return }
         for uuid in uuids {

@@ -111,10 +111,9 @@ public enum SignpostRowName {
         let digest = Array("\(category)\u{1F}\(name)".utf8).withUnsafeBytes { SHA1.digest($0) }
         var out = snakeCase(name)
         out.append("_")
-        let digits = Array("0123456789abcdef".utf8)
         for byte in digest.prefix(4) {
-            out.unicodeScalars.append(Unicode.Scalar(digits[Int(byte >> 4)]))
-            out.unicodeScalars.append(Unicode.Scalar(digits[Int(byte & 0xf)]))
+            out.unicodeScalars.append(Unicode.Scalar(hexDigits[Int(byte >> 4)]))
+            out.unicodeScalars.append(Unicode.Scalar(hexDigits[Int(byte & 0xf)]))
         }
         out.append("_mk")
         return out
@@ -129,11 +128,11 @@ public enum SignpostRowName {
         // digest's hex through String(format:), asking each Character its properties was 9% of
         // `rows` over the real-shaped corpus, whose payloads hold 2,209 signposts.
         var name = name
-        return name.withUTF8 { bytes in
-            guard bytes.allSatisfy({ $0 < 0x80 }) else { return snakeCaseOfCharacters(String(decoding: bytes, as: UTF8.self)) }
-            return snakeCaseOfASCII(bytes)
-        }
+        if let ascii = name.withUTF8({ bytes in bytes.allSatisfy { $0 < 0x80 } ? snakeCaseOfASCII(bytes) : nil }) { return ascii }
+        return snakeCaseOfCharacters(name)
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     private static func snakeCaseOfASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         func isUpper(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") }

@@ -20,8 +20,9 @@ enum ParallelLookup {
     /// own thread by `finish`, given the half's lookups, a name cache (this thread's `names`, the
     /// second thread's one of its own) and the half's positions in `addresses`. Without `prepared`
     /// the second thread starts at once: it opens its handle and reads the ranges of half the
-    /// units while this one reads the other half; then each looks up whole units, taken from either
-    /// end of the batch's (`UnitClaims`). With it (`prepare`, done while the batch was being gathered) both go straight to the lookups.
+    /// units while this one reads the other half. With it (`prepare`, done while the batch was
+    /// being gathered) both go straight to the lookups. Each thread then looks up whole units,
+    /// taken from either end of the batch's (`UnitClaims`).
     static func inHalves<Finished: Sendable>(
         _ image: DebugImage, _ addresses: [UInt64], names: inout NameCache, prepared: PreparedWorker? = nil,
         finish: @escaping @Sendable (inout [RawLookup], inout NameCache, [Int]) -> Finished
