@@ -261,18 +261,19 @@ import Testing
         #expect(lines[4].contains("\\u0031"))
     }
 
-    /// A long JSON Lines file is converted in blocks, each in two halves on two threads. What
+    /// A long JSON Lines file is converted in blocks of 4 MB, each in chunks two threads claim. What
     /// reaches the caller must be what one thread gives for the same bytes: the same rows in the
     /// same order, every error and warning in place, each naming its line, payload lines and row
-    /// lines alike, with bad lines at a block's start, its middle and its end.
-    @Test func linesReadInHalvesGiveWhatOneThreadGives() throws {
+    /// lines alike, with bad lines in some chunks and not in others, across three blocks.
+    @Test func linesReadOnTwoThreadsGiveWhatOneThreadGives() throws {
         let payloadLines = try String(contentsOfFile: Samples.path("payloads.jsonl"), encoding: .utf8)
             .split(separator: "\n").map(String.init)
         let rowLines = RowWriter.text(of: try convertFile(Samples.path("payloads.jsonl")).rows, format: .jsonl)
             .split(separator: "\n").map(String.init)
         var lines: [String] = []
         var number = 0
-        while lines.joined(separator: "\n").utf8.count < 3 << 20 {
+        let roundBytes = (payloadLines + rowLines).reduce(0) { $0 + $1.utf8.count + 1 }
+        while number * roundBytes < 9 << 20 {
             number += 1
             lines.append(contentsOf: payloadLines)
             lines.append(contentsOf: rowLines)
@@ -284,7 +285,7 @@ import Testing
             }
         }
         let text = lines.joined(separator: "\n") + "\n"
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("halves-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).jsonl")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("two-threads-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).jsonl")
         defer { try? FileManager.default.removeItem(at: file) }
         try text.write(to: file, atomically: true, encoding: .utf8)
 
