@@ -13,10 +13,11 @@ extension InputSession {
     /// Blocks shorter than this are converted on the calling thread alone: a thread's start costs
     /// about what 5 kB of rows take to convert.
     static let twoThreadThreshold = 256 << 10
-    /// How much of a long JSON Lines file is read at once. `top` ranks each batch of rows on the
-    /// calling thread (about 50 ms a batch), and the other thread, once out of chunks, waits for
-    /// the block's end: with blocks of 4 MB it did so for a fifth of `top` over 200,000 rows.
-    static let blockBytes = 16 << 20
+    /// How much of a long JSON Lines file is read at once. Blocks of 16 MB let `top` over 200,000
+    /// rows gain 5% more (the other thread idles less while `top` ranks a batch), but not over a
+    /// million (13.19 s against 13.11), and the rows converted ahead of their turn grew `symbolicate`'s
+    /// and `top`'s peak at four times the rows to 1.10x the 1x figure, past bench/run's target.
+    static let blockBytes = 4 << 20
     /// How much of a block one claim takes: small enough that the thread left last at a block's end
     /// waits under a millisecond, large enough that claiming costs nothing measurable.
     static let chunkBytes = 64 << 10
