@@ -30,29 +30,28 @@ extension InputSession {
         return UnsafeRawBufferPointer(rebasing: bytes[...last])
     }
 
-    /// The chunks of `block` (complete lines): ranges of about `chunkBytes`, each ending after a newline.
-    static func chunks(of block: UnsafeRawBufferPointer) -> [Range<Int>] {
-        var chunks: [Range<Int>] = []
-        var start = 0
-        while start < block.count {
-            let target = start + chunkBytes
-            guard target < block.count,
-                let newline = newline(in: UnsafeRawBufferPointer(rebasing: block[target...]))
-            else {
-                chunks.append(start..<block.count)
-                break
+    /// The chunks of `block` (complete lines): ranges of about `chunkBytes`, each ending after a
+    /// newline, with the number of lines before each, so either thread numbers its lines (and its
+    /// messages) as one thread would.
+    static func chunks(of block: UnsafeRawBufferPointer) -> (chunks: [(bytes: Range<Int>, linesBefore: Int)], lines: Int) {
+        var chunks: [(bytes: Range<Int>, linesBefore: Int)] = []
+        var (start, end, lines, linesBefore) = (0, 0, 0, 0)
+        while end < block.count {
+            end = newline(in: UnsafeRawBufferPointer(rebasing: block[end...])).map { end + $0 + 1 } ?? block.count
+            lines += 1
+            if end - start >= chunkBytes || end == block.count {
+                chunks.append((start..<end, linesBefore))
+                (start, linesBefore) = (end, lines)
             }
-            chunks.append(start..<(target + newline + 1))
-            start = target + newline + 1
         }
-        return chunks
+        return (chunks, lines)
     }
 
     /// Converts `block`, complete lines of which the first is number `after + 1`, on this thread and
     /// a second one. Rows, warnings and errors reach `emit` and `report` in the order of the lines,
     /// on the calling thread, as one thread gives them. Returns the number of the block's last line.
     func convertLinesOnTwoThreads(_ block: UnsafeRawBufferPointer, after lineNumber: Int) -> Int {
-        let chunks = Self.chunks(of: block)
+        let (chunks, lines) = Self.chunks(of: block)
         guard chunks.count > 1, ProcessInfo.processInfo.activeProcessorCount > 1 else {
             return convertLines(block, after: lineNumber)
         }
@@ -60,31 +59,32 @@ extension InputSession {
         // The bytes stay in the reader's buffer, untouched, until the join below.
         let (blockStart, blockCount) = (Int(bitPattern: block.baseAddress!), block.count)
         let (file, options) = (file, options)
+        let chunkRanges = chunks.map(\.bytes)
         let second = SecondThread {
             let bytes = UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: blockStart), count: blockCount)
             let converter = BufferingConverter(file: file, options: options)
             while let chunk = claims.claimNext() {
-                claims.finish(chunk, converter.convert(UnsafeRawBufferPointer(rebasing: bytes[chunks[chunk]])))
+                let (range, linesBefore) = chunks[chunk]
+                claims.finish(chunk, converter.convert(UnsafeRawBufferPointer(rebasing: bytes[range]), after: lineNumber + linesBefore))
             }
         }
-        var line = lineNumber
         var buffering: BufferingConverter?
         var next = 0
         while next < chunks.count {
             switch claims.take(next) {
             case .unclaimed:
                 // Nobody has it: converted here, its rows handed on as they come.
-                line = convertLines(UnsafeRawBufferPointer(rebasing: block[chunks[next]]), after: line)
+                convertLines(UnsafeRawBufferPointer(rebasing: block[chunkRanges[next]]), after: lineNumber + chunks[next].linesBefore)
                 next += 1
             case .converted(let converted):
-                if converted.isClean {
-                    for row in converted.rows { emit(row) }
-                    line += converted.lines
-                } else {
-                    // Its messages name lines the other thread could not number: converted again
-                    // here, where the line numbers are known (bad lines are rare).
-                    line = convertLines(UnsafeRawBufferPointer(rebasing: block[chunks[next]]), after: line)
+                for item in converted.items {
+                    switch item {
+                    case .row(let row): emit(row)
+                    case .diagnostic(let diagnostic): report(diagnostic)
+                    }
                 }
+                if converted.failed { failed = true }
+                if converted.isNotAnInput { isNotAnInput = true }
                 next += 1
             case .inProgress:
                 // The other thread is on it: a later chunk is converted meanwhile, or, with none
@@ -92,45 +92,50 @@ extension InputSession {
                 if let later = claims.claimNext() {
                     let converter = buffering ?? BufferingConverter(file: file, options: options)
                     buffering = converter
-                    claims.finish(later, converter.convert(UnsafeRawBufferPointer(rebasing: block[chunks[later]])))
+                    claims.finish(
+                        later,
+                        converter.convert(UnsafeRawBufferPointer(rebasing: block[chunkRanges[later]]), after: lineNumber + chunks[later].linesBefore))
                 } else {
                     claims.waitForChange()
                 }
             }
         }
         second.join()
-        return line
+        return lineNumber + lines
     }
 }
 
-/// What a chunk converted ahead of its turn gave: its rows, its number of lines, and whether it is
-/// clean (no message, nothing failed, nothing that is no input), the only kind handed on as it is.
+/// What a chunk converted ahead of its turn gave, in the order of its lines: rows and messages, so
+/// the calling thread hands them on as if it had read those lines itself.
 struct ConvertedChunk: @unchecked Sendable {
-    var rows: [Row]
-    var lines: Int
-    var isClean: Bool
+    enum Item {
+        case row(Row)
+        case diagnostic(InputDiagnostic)
+    }
+
+    var items: [Item]
+    var failed: Bool
+    var isNotAnInput: Bool
 }
 
-/// An `InputSession` of its own that keeps the rows of each chunk it converts, for the thread that
-/// hands them on in order.
+/// An `InputSession` of its own that keeps what each chunk it converts gives, for the thread that
+/// hands it on in order.
 private final class BufferingConverter {
-    private var rows: [Row] = []
-    private var messages = 0
+    private var items: [ConvertedChunk.Item] = []
     private var session: InputSession!
 
     init(file: String, options: ConversionOptions) {
         session = InputSession(
-            file: file, options: options, report: { [unowned self] _ in messages += 1 }, emit: { [unowned self] in rows.append($0) })
+            file: file, options: options, report: { [unowned self] in items.append(.diagnostic($0)) },
+            emit: { [unowned self] in items.append(.row($0)) })
     }
 
-    func convert(_ chunk: UnsafeRawBufferPointer) -> ConvertedChunk {
-        rows = []
-        messages = 0
+    func convert(_ chunk: UnsafeRawBufferPointer, after lineNumber: Int) -> ConvertedChunk {
+        items = []
         session.failed = false
         session.isNotAnInput = false
-        let lines = session.convertLines(chunk, after: 0)
-        let clean = messages == 0 && !session.failed && !session.isNotAnInput
-        return ConvertedChunk(rows: clean ? rows : [], lines: lines, isClean: clean)
+        session.convertLines(chunk, after: lineNumber)
+        return ConvertedChunk(items: items, failed: session.failed, isNotAnInput: session.isNotAnInput)
     }
 }
 
