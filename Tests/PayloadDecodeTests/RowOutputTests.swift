@@ -261,6 +261,32 @@ import Testing
         #expect(lines[4].contains("\\u0031"))
     }
 
+    /// The reader keeps the last few images and UUIDs it met (eight of each). Rows naming more
+    /// than that, in turn and at random, so kept strings are replaced while others are still in
+    /// use, each read back as their bytes say.
+    @Test func frameStringsOfMoreImagesThanAreKeptReadAsTheirBytes() throws {
+        let row = try #require(convertFile(Samples.path("payloads.jsonl")).rows.first { $0.stack != nil })
+        let images = (0..<13).map { "Image\($0)" + String(repeating: "x", count: $0 * 9) }
+        let uuids = (0..<13).map { String(format: "%08X-0000-4000-8000-%012X", $0 * 77, $0) }
+        var generator = SystemRandomNumberGenerator()
+        var stacks: [[StackFrame]] = (0..<13).map { first in
+            (0..<10).map { StackFrame(image: images[(first + $0) % 13], uuid: uuids[(first + $0) % 13], offset: UInt64($0)) }
+        }
+        stacks += (0..<200).map { _ in
+            (0..<6).map { _ in
+                let pick = Int.random(in: 0..<13, using: &generator)
+                return StackFrame(image: images[pick], uuid: uuids[(pick * 5) % 13], offset: UInt64(pick))
+            }
+        }
+        let text = stacks.map { stack in
+            var copy = row
+            copy.stack = stack
+            return RowWriter.text(of: [copy], format: .jsonl)
+        }.joined()
+        let rows = convert(text).rows
+        #expect(rows.map(\.stack) == stacks)
+    }
+
     /// A long JSON Lines file is converted in blocks of 4 MB, each in chunks two threads claim. What
     /// reaches the caller must be what one thread gives for the same bytes: the same rows in the
     /// same order, every error and warning in place, each naming its line, payload lines and row

@@ -1,4 +1,5 @@
 import Foundation
+import PayloadDecode
 import TestSupport
 import Testing
 
@@ -157,5 +158,33 @@ import Testing
         let signatures = (document["builds"] as? [[String: Any]] ?? []).flatMap { $0["signatures"] as? [[String: Any]] ?? [] }
         #expect(signatures.count == 2, "\(signatures)")
         #expect(Set(signatures.compactMap { $0["count"] as? Int }) == [count / 2])
+    }
+
+    /// `top` keeps one string per UUID across its batches. The frames keep their UUIDs' text, and
+    /// a UUID that came as strings of different storage (two threads' readers) comes out as one
+    /// string, with more UUIDs than the strings recognised by storage (16) in turn.
+    @Test func keptStacksShareOneStringPerUUID() {
+        func storage(_ text: String) -> UnsafeRawPointer? {
+            text.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
+        }
+        var uuids = UUIDStrings()
+        let texts = (0..<24).map { String(format: "%08X-0000-4000-8000-%012X", $0, $0 * 31) }
+        var kept: [String: UnsafeRawPointer] = [:]
+        for round in 0..<6 {
+            // New strings of the same text every other round, as another reader makes them.
+            let made = round % 2 == 0 ? texts.map { String(decoding: Array($0.utf8), as: UTF8.self) } : texts
+            for first in stride(from: 0, to: 24, by: 3) {
+                let stack = (0..<5).map { StackFrame(image: "App", uuid: made[(first + $0 * 7) % 24], offset: UInt64($0)) }
+                let shared = uuids.sharing(stack)
+                #expect(shared == stack)
+                for frame in shared {
+                    let text = frame.uuid!
+                    let start = storage(text)
+                    #expect(start != nil)
+                    if let before = kept[text] { #expect(before == start, "\(text) kept as two strings") } else { kept[text] = start }
+                }
+            }
+        }
+        #expect(kept.count == 24)
     }
 }

@@ -46,35 +46,15 @@ enum RowReader {
         static let table = JSONDocument.KeyTable(allCases.map(\.key))
     }
 
-    /// The last frame image and UUID a file's rows named, as the bytes gave them and as the frames
-    /// hold them. A file's rows mostly name one app's image: its rows then share one string of
-    /// each, where making and checking them anew was a tenth of reading a row.
+    /// The frame images and UUIDs a file's rows named lately, as the bytes gave them and as the
+    /// frames hold them. A file's rows mostly name a few images, each row the same few in turn: its
+    /// rows then share one string of each, where making and checking them anew was a tenth of
+    /// reading a row.
     struct LastFrameStrings {
-        fileprivate var rawImage: [UInt8] = []
-        fileprivate var image: String?
-        fileprivate var rawUUID: [UInt8] = []
-        fileprivate var uuid: String?
+        fileprivate var images = RecentStrings()
+        fileprivate var uuids = RecentStrings()
 
         init() {}
-
-        /// The string of the string node `node` (nil when absent or no string), `last`'s when its
-        /// bytes are `raw`'s, else made and remembered.
-        fileprivate static func string(
-            _ document: JSONDocument, _ node: Int?, raw: inout [UInt8], last: inout String?, make: (String) -> String
-        ) -> String? {
-            guard let node, document.kind(node) == .string else { return nil }
-            let bytes = document.rawBytes(node)
-            if let last, !document.isEscaped(node), bytes.count == raw.count,
-                raw.withUnsafeBufferPointer({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 })
-            {
-                return last
-            }
-            guard let text = document.string(node) else { return nil }
-            let kept = make(text)
-            raw = document.isEscaped(node) ? [] : Array(bytes)
-            last = raw.isEmpty ? nil : kept
-            return kept
-        }
     }
 
     /// The row at `index`, or the reason it cannot be one.
@@ -214,9 +194,9 @@ enum RowReader {
         if let value {
             var frames: [StackFrame] = []
             if document.kind(value) != .array { fail("stack", "not an array") }
-            // Each frame takes the image and UUID strings of the frame before when its bytes name
-            // the same (`LastFrameStrings`, across rows too): most frames do, and making two strings
-            // per frame was a twelfth of reading a row file.
+            // Each frame takes the image and UUID strings of a frame before when its bytes name the
+            // same (`LastFrameStrings`, across rows too): most frames do, and making two strings per
+            // frame was a twelfth of reading a row file.
             for (position, element) in document.elements(value).enumerated() {
                 let (imageNode, uuidNode, offsetNode) = frameMembers(document, element)
                 guard let offsetIndex = offsetNode,
@@ -225,10 +205,8 @@ enum RowReader {
                     fail("stack[\(position)].offset", "missing or not an offset below 2^64")
                     break
                 }
-                let image = LastFrameStrings.string(document, imageNode, raw: &strings.rawImage, last: &strings.image) { $0 }
-                let uuid = LastFrameStrings.string(document, uuidNode, raw: &strings.rawUUID, last: &strings.uuid) {
-                    ColumnPatterns.canonicalUUID($0) ?? $0
-                }
+                let image = strings.images.string(document, imageNode) { $0 }
+                let uuid = strings.uuids.string(document, uuidNode) { ColumnPatterns.canonicalUUID($0) ?? $0 }
                 frames.append(StackFrame(image: image, uuid: uuid, offset: offset))
             }
             return frames
