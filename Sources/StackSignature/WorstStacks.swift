@@ -63,6 +63,10 @@ public struct TalliedStack: Sendable {
     public let signature: StackSignature
     /// The frames, root first, each name with `;` and line breaks replaced; `(no stack)` for none.
     let foldedFrames: String
+    /// The hashes of the signature's text and of `foldedFrames`, taken once per distinct stack:
+    /// the tally hashed both strings again for every occurrence (`WorstStacksTally.add`).
+    let signatureHash: Int
+    let foldedHash: Int
 
     public init(_ stack: ExpandedStack) {
         self.stack = stack
@@ -70,6 +74,8 @@ public struct TalliedStack: Sendable {
         foldedFrames =
             stack.frames.isEmpty
             ? StackSignature.noStackText : stack.frames.reversed().map { WorstStacksTally.foldedName($0.name) }.joined(separator: ";")
+        signatureHash = signature.text.hashValue
+        foldedHash = foldedFrames.hashValue
     }
 }
 
@@ -117,6 +123,18 @@ public struct WorstStacksTally: Sendable {
         var build: Int
         var kind: WorstStackKind
         var signature: String
+        /// `signature`'s hash, taken once per distinct stack (`TalliedStack.signatureHash`).
+        var signatureHash: Int
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(build)
+            hasher.combine(kind)
+            hasher.combine(signatureHash)
+        }
+
+        static func == (left: GroupKey, right: GroupKey) -> Bool {
+            left.build == right.build && left.kind == right.kind && left.signature == right.signature
+        }
     }
 
     /// A folded stack's line is written only at the end (`foldedLines`): joining the build and
@@ -125,6 +143,18 @@ public struct WorstStacksTally: Sendable {
         var build: Int
         var kind: WorstStackKind
         var frames: String
+        /// `frames`' hash, taken once per distinct stack (`TalliedStack.foldedHash`).
+        var framesHash: Int
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(build)
+            hasher.combine(kind)
+            hasher.combine(framesHash)
+        }
+
+        static func == (left: FoldedKey, right: FoldedKey) -> Bool {
+            left.build == right.build && left.kind == right.kind && left.frames == right.frames
+        }
     }
 
     private var groups: [GroupKey: SignatureGroup] = [:]
@@ -150,7 +180,8 @@ public struct WorstStacksTally: Sendable {
     public mutating func add(_ occurrence: StackOccurrence) {
         seenBuilds.insert(occurrence.build)
         let signature = occurrence.tallied.signature
-        let key = GroupKey(build: occurrence.build, kind: occurrence.kind, signature: signature.text)
+        let key = GroupKey(
+            build: occurrence.build, kind: occurrence.kind, signature: signature.text, signatureHash: occurrence.tallied.signatureHash)
         if let index = groups.index(forKey: key) {
             // Changed in place: a copy taken out and stored back would copy `rowKeys` every time,
             // which made `top` quadratic in the rows sharing a signature.
@@ -171,8 +202,10 @@ public struct WorstStacksTally: Sendable {
                 heaviestRowKey: occurrence.rowKey, rowKeys: [occurrence.rowKey], phones: occurrence.phone.map { [$0] } ?? [],
                 causes: occurrence.cause.map { [$0: 1] } ?? [:])
         }
-        foldedSeconds[FoldedKey(build: occurrence.build, kind: occurrence.kind, frames: occurrence.tallied.foldedFrames), default: 0] +=
-            occurrence.weight
+        let folded = FoldedKey(
+            build: occurrence.build, kind: occurrence.kind, frames: occurrence.tallied.foldedFrames,
+            framesHash: occurrence.tallied.foldedHash)
+        foldedSeconds[folded, default: 0] += occurrence.weight
     }
 
     /// Builds that had rows, newest (highest number) first.
