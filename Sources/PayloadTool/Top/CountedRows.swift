@@ -4,26 +4,24 @@ import PayloadDecode
 /// twice, or a dump and the row file made from it) counts once, as the table stores it once.
 /// `top` and `report` keep one each. (A string per row was 90 bytes and a hash of 40 characters.)
 struct CountedRows {
-    private var counted: Set<Key> = []
+    private var counted = RowKeyTable()
     private var users: [String: Int] = [:]
 
-    private struct Key: Hashable {
+    private struct Key {
         var user: Int
         var high: UInt64
         var low: UInt64
-
-        /// One word of the three: a row key's bits are random already, and hashing all three
-        /// words, again at every growth of the set, was 3% of `report` over a million rows.
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(high ^ (low &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(truncatingIfNeeded: user))
-        }
     }
 
     /// The last user's number: a file's rows mostly come user by user.
     private var lastUser: (id: String, index: Int)?
 
     /// Counts the row; false when it was counted already.
-    mutating func insert(_ row: Row) -> Bool { counted.insert(key(of: row)).inserted }
+    mutating func insert(_ row: Row) -> Bool {
+        let key = key(of: row)
+        if !isKnownUniquelyReferenced(&counted) { counted = RowKeyTable(copying: counted) }
+        return counted.insert(user: key.user, high: key.high, low: key.low)
+    }
 
     private mutating func key(of row: Row) -> Key {
         let user = row.user_id ?? ""
