@@ -127,7 +127,7 @@ private final class BufferingConverter {
     /// `frameStrings`: the calling thread's, so a UUID or image both threads read is one string
     /// (`UUIDStrings` in `top` then keeps the frames as they come, where a copy of every second
     /// row's stack with its UUIDs replaced was 4% of `top`'s CPU).
-    init(file: String, options: ConversionOptions, frameStrings: RowReader.LastFrameStrings) {
+    init(file: String, options: ConversionOptions, frameStrings: RowReader.FrameStrings) {
         session = InputSession(
             file: file, options: options, report: { [unowned self] in items.append(.diagnostic($0)) },
             emit: { [unowned self] in items.append(.row($0)) })

@@ -90,9 +90,9 @@ final class InputSession {
     var isNotAnInput = false
     let parser: JSONParser
     private let converter: PayloadConverter
-    /// The frame strings the row objects read so far shared (`RowReader.LastFrameStrings`); a
+    /// The frame strings the row objects read so far shared (`RowReader.FrameStrings`); a
     /// second thread's session starts with this one's (`InputSession+Chunks.swift`).
-    var frameStrings = RowReader.LastFrameStrings()
+    var frameStrings = RowReader.FrameStrings()
 
     init(
         file: String, options: ConversionOptions, report: @escaping (InputDiagnostic) -> Void, emit: @escaping (Row) -> Void

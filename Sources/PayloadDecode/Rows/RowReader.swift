@@ -50,21 +50,16 @@ enum RowReader {
     /// frames hold them. A file's rows mostly name a few images, each row the same few in turn: its
     /// rows then share one string of each, where making and checking them anew was a tenth of
     /// reading a row.
-    struct LastFrameStrings {
+    struct FrameStrings {
         fileprivate var images = RecentStrings()
         fileprivate var uuids = RecentStrings()
 
         init() {}
     }
 
-    /// The row at `index`, or the reason it cannot be one.
-    static func read(_ document: JSONDocument, _ index: Int) -> Result<Row, InputDiagnostic> {
-        var strings = LastFrameStrings()
-        return read(document, index, strings: &strings)
-    }
-
-    /// `read`, sharing the frames' image and UUID strings with the rows read before (`strings`).
-    static func read(_ document: JSONDocument, _ index: Int, strings: inout LastFrameStrings) -> Result<Row, InputDiagnostic> {
+    /// The row at `index`, or the reason it cannot be one, sharing the frames' image and UUID
+    /// strings with the rows read before (`strings`).
+    static func read(_ document: JSONDocument, _ index: Int, strings: inout FrameStrings) -> Result<Row, InputDiagnostic> {
         var problem: String?
         func fail(_ key: String, _ message: String) {
             if problem == nil { problem = "key \(key): \(message)" }
@@ -189,13 +184,13 @@ enum RowReader {
 
     /// The `stack` column: frames with an offset each, UUIDs made canonical; nil when absent or null.
     private static func readStack(
-        _ document: JSONDocument, _ value: Int?, strings: inout LastFrameStrings, fail: (String, String) -> Void
+        _ document: JSONDocument, _ value: Int?, strings: inout FrameStrings, fail: (String, String) -> Void
     ) -> [StackFrame]? {
         if let value {
             var frames: [StackFrame] = []
             if document.kind(value) != .array { fail("stack", "not an array") }
             // Each frame takes the image and UUID strings of a frame before when its bytes name the
-            // same (`LastFrameStrings`, across rows too): most frames do, and making two strings per
+            // same (`FrameStrings`, across rows too): most frames do, and making two strings per
             // frame was a twelfth of reading a row file.
             for (position, element) in document.elements(value).enumerated() {
                 let (imageNode, uuidNode, offsetNode) = frameMembers(document, element)

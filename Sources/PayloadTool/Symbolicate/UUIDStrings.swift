@@ -5,7 +5,7 @@ import PayloadDecode
 struct UUIDStrings {
     private var known: Set<String> = []
     /// The strings frames came with lately, by their storage, and the string kept for each. Each
-    /// thread's reader gives a UUID as one string for many rows (`RowReader.LastFrameStrings`), so
+    /// thread's reader gives a UUID as one string for many rows (`RowReader.FrameStrings`), so
     /// most frames come with one of a few storages, told apart here without reading them: hashing
     /// every frame's UUID into `known` was 7% of `top`'s CPU over a row file. Holding the string
     /// that came keeps its storage from being reused for another.
