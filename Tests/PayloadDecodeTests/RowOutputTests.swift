@@ -223,6 +223,51 @@ import Testing
         #expect(lines.last!.contains("}]'::jsonb, NULL, NULL, NULL, 'app.yui.Yui')"))
     }
 
+    /// The JSON writer measures a row's room before writing it: values at their longest (every
+    /// byte escaped, the longest numbers, 32 frames) must fit and read back as they were.
+    @Test func longestValuesAreEscapedAndReadBack() throws {
+        let everyByte = String(decoding: (0..<0x80).map { UInt8($0) }, as: UTF8.self) + "\"\\é😀"
+        let controls = String(repeating: "\u{01}", count: 1_024)
+        let frames = (0..<32).map { StackFrame(image: $0 % 2 == 0 ? controls : nil, uuid: everyByte, offset: UInt64.max) }
+        let row = Row(
+            user_id: everyByte, row_key: controls, kind: .diagnostic, name: everyByte, app_build: Int.min, app_version: controls,
+            os: everyByte, device: "\"", promotion: true, low_power: false, thermal: Int.max, period_start: "\\", period_end: "",
+            n: Int.min, buckets: Array(repeating: Int.min, count: 18), p50: -1.2345678901234567e-308,
+            p95: -Double.greatestFiniteMagnitude, max: 5e-324, value: nil, stack: frames, exception_type: Int.min,
+            signal: Int.max, termination_code: nil, bundle_id: controls)
+        for format in [RowFormat.json, .jsonl] {
+            let text = RowWriter.text(of: [row, row], format: format)
+            let objects: [[String: Any]]
+            if format == .json {
+                objects = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]])
+            } else {
+                objects = try text.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+            }
+            #expect(objects.count == 2)
+            let object = try #require(objects.last)
+            #expect(object["user_id"] as? String == everyByte)
+            #expect(object["row_key"] as? String == controls)
+            #expect(object["device"] as? String == "\"")
+            #expect(object["period_start"] as? String == "\\")
+            #expect(object["period_end"] as? String == "")
+            #expect((object["p95"] as? NSNumber)?.doubleValue == -Double.greatestFiniteMagnitude)
+            #expect(object["value"] is NSNull)
+            let stack = try #require(object["stack"] as? [[String: Any]])
+            #expect(stack.count == 32)
+            #expect(stack.first?["image"] as? String == controls)
+            #expect(stack.last?["image"] is NSNull)
+            #expect(stack.last?["uuid"] as? String == everyByte)
+            #expect(text.contains("\"offset\":18446744073709551615}"))
+            #expect(text.contains("\"app_build\":-9223372036854775808,"))
+            #expect(text.contains("\"user_id\":\"\\u0000\\u0001"))
+            #expect(text.contains("\\u0008\\t\\n\\u000b\\u000c\\r"))
+        }
+        var stackText: [UInt8] = []
+        RowWriter.stackJSON(frames, into: &stackText)
+        let parsedStack = try #require(try JSONSerialization.jsonObject(with: Data(stackText)) as? [[String: Any]])
+        #expect(parsedStack.count == 32)
+    }
+
     @Test func numbersInShortestRoundTripForm() {
         #expect(NumberText.shortest(195.3125) == "195.3125")
         #expect(NumberText.shortest(3) == "3")

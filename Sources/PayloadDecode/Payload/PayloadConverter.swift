@@ -26,8 +26,9 @@ final class PayloadConverter {
     var issues: [InputDiagnostic] = []
     var place = ""
     var failed = false
-    var payloadDigest: [UInt8] = []
-    var keyName: [UInt8] = []
+    /// SHA-1 given the row-key namespace and this payload's canonical digest: each row's key
+    /// hashes on from a copy of it (docs/rows.md, `row_key`).
+    var rowKeyHasher = SHA1()
 
     init(options: ConversionOptions, file: String) {
         self.options = options
@@ -47,7 +48,9 @@ final class PayloadConverter {
         self.place = place
         issues.removeAll()
         failed = false
-        payloadDigest = canonical.digest(of: document, at: index)
+        rowKeyHasher = SHA1()
+        rowKeyHasher.update(NameBasedUUID.rowKeyNamespace)
+        rowKeyHasher.update(canonical.digest(of: document, at: index))
         var rows: [Row] = []
         switch document.kind(index) {
         case .object:
@@ -279,10 +282,15 @@ final class PayloadConverter {
     ) -> Row {
         // row_key: the payload's canonical digest, the row's name, the diagnostic's position in the
         // payload (two identical crashes are two rows), and the user.
-        keyName.removeAll(keepingCapacity: true)
-        keyName.append(contentsOf: payloadDigest)
-        keyName.append(contentsOf: Array("\n\(name)\n\(ordinal)\n\(options.userID ?? "")".utf8))
-        let key = NameBasedUUID.make(namespace: NameBasedUUID.rowKeyNamespace, name: keyName)
+        var hasher = rowKeyHasher
+        hasher.update(byte: UInt8(ascii: "\n"))
+        hasher.update(name)
+        hasher.update(byte: UInt8(ascii: "\n"))
+        if ordinal < 0 { hasher.update(byte: UInt8(ascii: "-")) }
+        DecimalDigits.with(UInt64(ordinal.magnitude)) { hasher.update($0) }
+        hasher.update(byte: UInt8(ascii: "\n"))
+        if let user = options.userID { hasher.update(user) }
+        let key = NameBasedUUID.make(hashed: hasher)
         return Row(
             user_id: options.userID, row_key: key, kind: kind, name: name, app_build: context.appBuild,
             app_version: context.appVersion, os: context.os, device: context.device, promotion: context.promotion,

@@ -50,10 +50,11 @@ public struct RowWriter: Sendable {
     public mutating func write(_ row: Row, into out: inout [UInt8]) {
         switch format {
         case .json:
-            out.append(contentsOf: rowsWritten == 0 ? Array("[\n".utf8) : Array(",\n".utf8))
-            appendJSONObject(row, into: &out)
+            out.append(rowsWritten == 0 ? UInt8(ascii: "[") : UInt8(ascii: ","))
+            out.append(0x0a)
+            Self.appendJSONObject(row, into: &out)
         case .jsonl:
-            appendJSONObject(row, into: &out)
+            Self.appendJSONObject(row, into: &out)
             out.append(0x0a)
         case .csv: appendCSV(row, into: &out)
         case .sql: appendSQL(row, into: &out)
@@ -103,35 +104,6 @@ public struct RowWriter: Sendable {
 
     private static func append(_ string: String, to out: inout [UInt8]) { out.append(contentsOf: string.utf8) }
 
-    private static func appendJSONString(_ string: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        var string = string
-        string.withUTF8 { bytes in
-            if bytes.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-                out.append(contentsOf: bytes)
-            } else {
-                JSONText.appendEscaped(bytes, to: &out)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-    }
-
-    /// The `stack` column as JSON: `[{"image":"YuiApp","uuid":"…","offset":123}]`.
-    public static func stackJSON(_ frames: [StackFrame], into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "["))
-        for (k, frame) in frames.enumerated() {
-            if k > 0 { out.append(UInt8(ascii: ",")) }
-            append("{\"image\":", to: &out)
-            if let image = frame.image { appendJSONString(image, to: &out) } else { append("null", to: &out) }
-            append(",\"uuid\":", to: &out)
-            if let uuid = frame.uuid { appendJSONString(uuid, to: &out) } else { append("null", to: &out) }
-            append(",\"offset\":", to: &out)
-            appendInteger(frame.offset, to: &out)
-            out.append(UInt8(ascii: "}"))
-        }
-        out.append(UInt8(ascii: "]"))
-    }
-
     private static func integerList(_ values: [Int], into out: inout [UInt8]) {
         out.append(UInt8(ascii: "{"))
         for (k, value) in values.enumerated() {
@@ -139,87 +111,6 @@ public struct RowWriter: Sendable {
             append(String(value), to: &out)
         }
         out.append(UInt8(ascii: "}"))
-    }
-
-    /// The JSON object of a row, written field by field (the hot path of the default format).
-    private func appendJSONObject(_ row: Row, into out: inout [UInt8]) {
-        func key(_ name: StaticString) {
-            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        }
-        func text(_ value: String?) {
-            if let value { Self.appendJSONString(value, to: &out) } else { key("null") }
-        }
-        func number(_ value: Double?) {
-            if let value { Self.append(NumberText.shortest(value), to: &out) } else { key("null") }
-        }
-        func flag(_ value: Bool) { key(value ? "true" : "false") }
-        func integer(_ value: Int?) {
-            if let value { Self.appendInteger(value, to: &out) } else { key("null") }
-        }
-        key("{\"user_id\":")
-        text(row.user_id)
-        key(",\"row_key\":")
-        text(row.row_key)
-        key(",\"kind\":")
-        text(row.kind.rawValue)
-        key(",\"name\":")
-        text(row.name)
-        key(",\"app_build\":")
-        Self.appendInteger(row.app_build, to: &out)
-        key(",\"app_version\":")
-        text(row.app_version)
-        key(",\"os\":")
-        text(row.os)
-        key(",\"device\":")
-        text(row.device)
-        key(",\"promotion\":")
-        flag(row.promotion)
-        key(",\"low_power\":")
-        flag(row.low_power)
-        key(",\"thermal\":")
-        Self.appendInteger(row.thermal, to: &out)
-        key(",\"period_start\":")
-        text(row.period_start)
-        key(",\"period_end\":")
-        text(row.period_end)
-        key(",\"n\":")
-        Self.appendInteger(row.n, to: &out)
-        key(",\"buckets\":")
-        if let buckets = row.buckets {
-            out.append(UInt8(ascii: "["))
-            for (k, count) in buckets.enumerated() {
-                if k > 0 { out.append(UInt8(ascii: ",")) }
-                Self.appendInteger(count, to: &out)
-            }
-            out.append(UInt8(ascii: "]"))
-        } else {
-            key("null")
-        }
-        key(",\"p50\":")
-        number(row.p50)
-        key(",\"p95\":")
-        number(row.p95)
-        key(",\"max\":")
-        number(row.max)
-        key(",\"value\":")
-        number(row.value)
-        key(",\"stack\":")
-        if let stack = row.stack { Self.stackJSON(stack, into: &out) } else { key("null") }
-        key(",\"exception_type\":")
-        integer(row.exception_type)
-        key(",\"signal\":")
-        integer(row.signal)
-        key(",\"termination_code\":")
-        integer(row.termination_code)
-        key(",\"bundle_id\":")
-        text(row.bundle_id)
-        out.append(UInt8(ascii: "}"))
-    }
-
-    /// Decimal digits of an integer, without a String.
-    static func appendInteger<T: BinaryInteger>(_ value: T, to out: inout [UInt8]) {
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        DecimalDigits.with(UInt64(value.magnitude)) { out.append(contentsOf: $0) }
     }
 
     /// `bytes` between `quote`s, each `quote` inside doubled: CSV's quoting and SQL's literals.

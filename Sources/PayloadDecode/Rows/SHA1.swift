@@ -57,12 +57,31 @@ struct SHA1 {
     }
 
     mutating func update(_ bytes: [UInt8]) { bytes.withUnsafeBytes { update($0) } }
+    mutating func update(byte: UInt8) {
+        var value = byte
+        withUnsafeBytes(of: &value) { update($0) }
+    }
     mutating func update(_ string: String) {
         var string = string
         string.withUTF8 { update(UnsafeRawBufferPointer($0)) }
     }
 
     mutating func finish() -> [UInt8] {
+        let words = finishWords()
+        return [UInt8](unsafeUninitializedCapacity: 20) { digest, initialized in
+            for (k, word) in [words.0, words.1, words.2, words.3, words.4].enumerated() {
+                digest[4 * k] = UInt8(word >> 24)
+                digest[4 * k + 1] = UInt8(truncatingIfNeeded: word >> 16)
+                digest[4 * k + 2] = UInt8(truncatingIfNeeded: word >> 8)
+                digest[4 * k + 3] = UInt8(truncatingIfNeeded: word)
+            }
+            initialized = 20
+        }
+    }
+
+    /// The digest as five big-endian words (the digest's bytes are each word's, high byte first),
+    /// without an Array: row keys take one per row.
+    mutating func finishWords() -> (UInt32, UInt32, UInt32, UInt32, UInt32) {
         let bitLength = totalBytes &* 8
         // 0x80, zeros to 56 bytes past a block boundary, the bit length big-endian: at most 72 bytes.
         let afterPad = (blockFill + 1) % 64
@@ -75,15 +94,7 @@ struct SHA1 {
             update(UnsafeRawBufferPointer(rebasing: bytes[..<paddingCount]))
         }
         totalBytes = savedTotal
-        return [UInt8](unsafeUninitializedCapacity: 20) { digest, initialized in
-            for (k, word) in [state.0, state.1, state.2, state.3, state.4].enumerated() {
-                digest[4 * k] = UInt8(word >> 24)
-                digest[4 * k + 1] = UInt8(truncatingIfNeeded: word >> 16)
-                digest[4 * k + 2] = UInt8(truncatingIfNeeded: word >> 8)
-                digest[4 * k + 3] = UInt8(truncatingIfNeeded: word)
-            }
-            initialized = 20
-        }
+        return state
     }
 
     static func digest(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
@@ -353,36 +364,5 @@ struct SHA1 {
         a = a &+ rotl(b, 5) &+ (c ^ d ^ e) &+ 0xCA62_C1D6 &+ w15
         c = rotl(c, 30)
         state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e)
-    }
-}
-
-/// Name-based UUIDs (RFC 9562 version 5: SHA-1 over namespace + name).
-enum NameBasedUUID {
-    /// The namespace of yui-perf row keys (a fixed random UUID; changing it changes every key).
-    static let rowKeyNamespace: [UInt8] = [
-        0x7a, 0x1e, 0x53, 0x0c, 0x9d, 0x42, 0x4b, 0x6e, 0x8f, 0x31, 0x25, 0xc4, 0x60, 0xda, 0x91, 0x07,
-    ]
-
-    static func make(namespace: [UInt8], name: [UInt8]) -> String {
-        var hasher = SHA1()
-        hasher.update(namespace)
-        hasher.update(name)
-        var bytes = Array(hasher.finish().prefix(16))
-        bytes[6] = (bytes[6] & 0x0f) | 0x50
-        bytes[8] = (bytes[8] & 0x3f) | 0x80
-        return format(bytes)
-    }
-
-    /// Lower-case 8-4-4-4-12 text of 16 bytes.
-    static func format(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(36)
-        for (k, byte) in bytes.enumerated() {
-            if k == 4 || k == 6 || k == 8 || k == 10 { out.append(UInt8(ascii: "-")) }
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }
