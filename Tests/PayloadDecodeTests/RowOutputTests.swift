@@ -241,7 +241,9 @@ import Testing
             if format == .json {
                 objects = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]])
             } else {
-                objects = try text.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+                objects = try text.split(separator: "\n").map {
+                    try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+                }
             }
             #expect(objects.count == 2)
             let object = try #require(objects.last)
