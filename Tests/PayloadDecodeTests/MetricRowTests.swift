@@ -155,6 +155,25 @@ import Testing
         #expect(abs(reading.number * reading.toBase - base) < 1e-9 * max(1, base))
     }
 
+    /// `<digits> <unit>` is read on a short path; each reads as the same value with a fraction,
+    /// which only the full reading takes.
+    @Test(arguments: [
+        "0 ms", "250 ms", "7 s", "1 kB", "999999999999999 MB", "3 ms per s", "12 kiloinstructions", "5 µs", "20 secs.", "2 秒",
+        "40 ms ", "40  ms",
+    ])
+    func plainMeasurementsReadAsWithAFraction(text: String) throws {
+        let space = try #require(text.firstIndex(of: " "))
+        let withFraction = text[..<space] + ".0" + text[space...]
+        #expect(try MeasurementParser.parse(text).get() == MeasurementParser.parse(String(withFraction)).get())
+    }
+
+    @Test func plainMeasurementsOutsideTheShortPath() throws {
+        #expect(try MeasurementParser.parse("1000000000000000 ms").get().number == 1e15)  // 16 digits
+        #expect(MeasurementParser.parse("10000000000000000 ms") == .failure(.outOfRange("10000000000000000 ms")))
+        #expect(MeasurementParser.parse("12 parsecs") == .failure(.unknownUnit("parsecs")))
+        #expect(MeasurementParser.parse("12 ms\u{0}") == .failure(.unknownUnit("ms\u{0}")))  // not "ms" padded
+    }
+
     @Test func unknownUnitWarnsWithFilePayloadAndKeyAndTheRestConverts() throws {
         let text =
             "[" + metricPayload("") + ", "

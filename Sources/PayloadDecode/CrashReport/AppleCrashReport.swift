@@ -1,3 +1,5 @@
+import Foundation
+
 /// One Apple crash report, as `.ips` (iOS 15 and later: a JSON header line, then a JSON body) or
 /// legacy `.crash` text writes it: the parts yui-perf uses, and nothing the `yui_perf` table may
 /// not hold goes further than here unless named (docs/crash-reports.md).
@@ -171,11 +173,16 @@ public enum CrashReportForm: Sendable {
         return nil
     }
 
-    static func contains(_ bytes: UnsafeRawBufferPointer, _ text: String) -> Bool {
-        let needle = Array(text.utf8)
-        guard bytes.count >= needle.count else { return false }
-        for start in 0...(bytes.count - needle.count) where bytes[start] == needle[0] {
-            if (0..<needle.count).allSatisfy({ bytes[start + $0] == needle[$0] }) { return true }
+    /// Whether `text` occurs in `bytes`, its first byte found by `memchr`: the first line of a
+    /// JSON Lines file is a whole payload, and a loop over it was a percent of `rows` over dumps.
+    static func contains(_ bytes: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
+        let length = text.utf8CodeUnitCount
+        guard let base = bytes.baseAddress, length > 0, bytes.count >= length else { return false }
+        let lastStart = base + (bytes.count - length)
+        var from = base
+        while from <= lastStart, let hit = memchr(from, Int32(text.utf8Start.pointee), lastStart - from + 1) {
+            if memcmp(hit, text.utf8Start, length) == 0 { return true }
+            from = UnsafeRawPointer(hit) + 1
         }
         return false
     }

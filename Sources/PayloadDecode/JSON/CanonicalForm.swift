@@ -28,8 +28,10 @@ final class CanonicalForm {
     @exclusivity(unchecked) private var open: UnsafeMutablePointer<OpenContainer>
     @exclusivity(unchecked) private var openCapacity = 64
     @exclusivity(unchecked) private var openCount = 0
+    /// The sorted order of the key layouts met last (`KeyOrderLayouts`).
+    private let layouts = KeyOrderLayouts()
 
-    private struct Member {
+    struct Member {
         var prefix: UInt64
         var key: Int
     }
@@ -55,6 +57,7 @@ final class CanonicalForm {
         staging.deallocate()
         members.deallocate()
         open.deallocate()
+        layouts.deallocate()
     }
 
     /// The SHA-1 of the canonical text of the value at `index`.
@@ -183,35 +186,6 @@ final class CanonicalForm {
         memberCount += 1
     }
 
-    /// The first 8 bytes of an unescaped key, big-endian, zero-padded: comparing two of these
-    /// orders the keys as their bytes do, except that equal prefixes need the rest compared
-    /// (a key holds no zero byte unescaped, so padding sorts a shorter key first, as bytes do).
-    @inline(__always) private static func prefix(_ document: JSONDocument, _ node: JSONNode) -> UInt64 {
-        let start = Int(node.start)
-        let length = Int(node.length)
-        if length >= 8 {
-            return UInt64(bigEndian: UnsafeRawPointer(document.base + start).loadUnaligned(as: UInt64.self))
-        }
-        var value: UInt64 = 0
-        for k in 0..<length { value |= UInt64(document.base[start + k]) << (56 - 8 * UInt64(k)) }
-        return value
-    }
-
-    /// Key order for two members whose keys are both unescaped.
-    @inline(__always) private static func precedes(
-        _ document: JSONDocument, _ nodes: UnsafeBufferPointer<JSONNode>, _ a: Member, _ b: Member
-    ) -> Bool {
-        if a.prefix != b.prefix { return a.prefix < b.prefix }
-        let x = nodes[a.key]
-        let y = nodes[b.key]
-        let common = Swift.min(Int(x.length), Int(y.length))
-        if common > 8 {
-            let order = memcmp(document.base + Int(x.start) + 8, document.base + Int(y.start) + 8, common - 8)
-            if order != 0 { return order < 0 }
-        }
-        return x.length < y.length
-    }
-
     private func append(_ document: JSONDocument, _ nodes: UnsafeBufferPointer<JSONNode>, _ root: Int) {
         var value = root  // the next value to write; -1 when the innermost open container goes on
         while true {
@@ -223,7 +197,7 @@ final class CanonicalForm {
                 case .number:
                     appendNumber(
                         UnsafeBufferPointer(start: document.base + Int(node.start), count: Int(node.length)),
-                        readable: document.count - Int(node.start))
+                        isPlainInteger: !node.flag, readable: document.count - Int(node.start))
                 case .string: appendString(document, nodes, value)
                 case .array:
                     byte(UInt8(ascii: "["))
@@ -300,9 +274,24 @@ final class CanonicalForm {
             var slice = UnsafeMutableBufferPointer(start: members + first, count: memberCount - first)
             slice.sort { Self.keyPrecedes(document, nodes, $0.key, $1.key) }
         } else if !sorted {
-            sortMembers(document, nodes, first, memberCount)
+            sortMembersByLayout(document, nodes, first, memberCount)
         }
         return first
+    }
+
+    /// Sorts members `first..<end` (all keys unescaped, not in order) as a kept layout orders
+    /// them when their prefixes are the layout's, else sorts them and keeps their layout.
+    private func sortMembersByLayout(_ document: JSONDocument, _ nodes: UnsafeBufferPointer<JSONNode>, _ first: Int, _ end: Int) {
+        let count = end - first
+        guard count <= KeyOrderLayouts.limit else { return sortMembers(document, nodes, first, end) }
+        let slot = layouts.slot(forCount: count)
+        if layouts.matches(slot, members + first, count) {
+            layouts.reorder(slot, members + first, count)
+            return
+        }
+        layouts.beginKeeping(slot, members + first, count)
+        sortMembers(document, nodes, first, end)
+        layouts.keep(slot, sorted: members + first, count)
     }
 
     /// Sorts members `first..<end` (all keys unescaped): insertion sort for the few members most
@@ -326,25 +315,9 @@ final class CanonicalForm {
         }
     }
 
-    /// Byte order of decoded keys; most are unescaped, so compare raw when both are.
-    private static func keyPrecedes(_ document: JSONDocument, _ nodes: UnsafeBufferPointer<JSONNode>, _ lhs: Int, _ rhs: Int) -> Bool {
-        let a = nodes[lhs]
-        let b = nodes[rhs]
-        if !a.flag && !b.flag {
-            let common = Swift.min(Int(a.length), Int(b.length))
-            let order = common == 0 ? 0 : memcmp(document.base + Int(a.start), document.base + Int(b.start), common)
-            return order != 0 ? order < 0 : a.length < b.length
-        }
-        return document.decodedStringBytes(lhs).lexicographicallyPrecedes(document.decodedStringBytes(rhs))
-    }
-
-    /// A number in its one spelling; `readable` is how many bytes of the document follow its start.
-    private func appendNumber(_ raw: UnsafeBufferPointer<UInt8>, readable: Int) {
-        var isPlainInteger = true
-        for c in raw where c == UInt8(ascii: ".") || c == UInt8(ascii: "e") || c == UInt8(ascii: "E") {
-            isPlainInteger = false
-            break
-        }
+    /// A number in its one spelling (`isPlainInteger`: no fraction or exponent, as the parser
+    /// told); `readable` is how many bytes of the document follow its start.
+    private func appendNumber(_ raw: UnsafeBufferPointer<UInt8>, isPlainInteger: Bool, readable: Int) {
         if isPlainInteger {
             if raw.count == 2 && raw[0] == UInt8(ascii: "-") && raw[1] == UInt8(ascii: "0") {
                 byte(UInt8(ascii: "0"))

@@ -12,7 +12,7 @@ enum JSONKind: UInt8 {
 struct JSONNode {
     var kind: JSONKind
     /// Strings: the content holds a backslash escape and must be decoded before use.
-    /// Booleans: the value.
+    /// Booleans: the value. Numbers: the text has a fraction or an exponent (not a plain integer).
     var flag: Bool
     /// Byte offset of the content (strings: after the opening quote; numbers: the first byte).
     var start: UInt32
@@ -259,18 +259,22 @@ final class JSONParser {
         } else {
             while isDigit(i) { i += 1 }
         }
+        var fractionOrExponent = false
         if i < count, base[i] == UInt8(ascii: ".") {
+            fractionOrExponent = true
             i += 1
             guard isDigit(i) else { throw JSONSyntaxError(offset: from, message: "invalid number: no digit after '.'") }
             while isDigit(i) { i += 1 }
         }
         if i < count, base[i] == UInt8(ascii: "e") || base[i] == UInt8(ascii: "E") {
+            fractionOrExponent = true
             i += 1
             if i < count, base[i] == UInt8(ascii: "+") || base[i] == UInt8(ascii: "-") { i += 1 }
             guard isDigit(i) else { throw JSONSyntaxError(offset: from, message: "invalid number: no digit in the exponent") }
             while isDigit(i) { i += 1 }
         }
-        nodes.append(JSONNode(kind: .number, flag: false, start: UInt32(from), length: UInt32(i - from), next: UInt32(nodes.count + 1)))
+        nodes.append(
+            JSONNode(kind: .number, flag: fractionOrExponent, start: UInt32(from), length: UInt32(i - from), next: UInt32(nodes.count + 1)))
         return i
     }
 

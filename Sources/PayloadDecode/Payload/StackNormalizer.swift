@@ -100,7 +100,9 @@ struct StackNormalizer {
         var path: [RawFrame] = []
         var names = TextCache()
         var uuids = TextCache()
-        var binaries: [String: Int] = [:]
+        // Room for the binaries of most stacks at once: grown from empty, the table was rehashed
+        // five times a stack.
+        var binaries = [String: Int](minimumCapacity: 32)
         var position = orientation == .sampleTree ? heaviest(roots, key: { stackKey }) : 0
         let rootPosition = position
         var node = roots[position]
