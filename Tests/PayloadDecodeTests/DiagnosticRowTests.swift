@@ -109,6 +109,38 @@ import Testing
         #expect(hang.last?.offset == 0x2000 + 8 * 4)
     }
 
+    /// The normalizer makes each distinct image and UUID text once per stack and looks the rest up
+    /// by a hash of their bytes: a hang's path through more images than its 64 slots, each image
+    /// twice (its UUID upper case, then lower case: one binary), reads as the frames say.
+    @Test func stackOfManyImagesReadsAsItsFrames() throws {
+        func uuid(_ k: Int) -> String { String(format: "%08X-AAAA-3BBB-8CCC-%012X", 0xD000_0000 + k, k * 7) }
+        func image(_ k: Int) -> String { k % 3 == 0 ? "Lib \(k)(x).dylib" : "Lib\(k)" }
+        // Root to leaf: 65 images, then the same 65 again (130 frames, MetricKit's most); the leaf
+        // is the innermost frame.
+        let order = Array(0..<65) + Array(0..<65)
+        var tree = ""
+        for (depth, k) in order.enumerated().reversed() {
+            let text = depth < 65 ? uuid(k) : uuid(k).lowercased()
+            let address = 0x1_0000_0000 + UInt64(k) << 20 + UInt64(depth)
+            tree = frameJSON(image(k), uuid: text, address: address, offset: UInt64(depth), subFrames: tree.isEmpty ? [] : [tree])
+        }
+        let text = diagnosticPayload(
+            """
+            "hangDiagnostics" : [ { "callStackTree" : \(callStackTree([tree])), "diagnosticMetaData" : \(diagnosticMeta("\"hangDuration\" : \"1 sec\"")) } ]
+            """)
+        let result = convert(text)
+        #expect(result.errors.isEmpty, "\(result.errors)")
+        let stack = try #require(try result.row("hang").stack)
+        #expect(stack.count == 32)
+        for (position, frame) in stack.enumerated() {
+            let depth = order.count - 1 - position
+            let k = order[depth]
+            #expect(frame.image == image(k).filter { $0.isLetter || $0.isNumber || $0 == "." })
+            #expect(frame.uuid == uuid(k))
+            #expect(frame.offset == UInt64(depth))
+        }
+    }
+
     @Test func heaviestChildWithTiesOnTheFirst() throws {
         let leafA = frameJSON("YuiApp", uuid: appUUID, address: appLoad + 0xA0, offset: 0xA0, samples: 5)
         let leafB = frameJSON("YuiApp", uuid: appUUID, address: appLoad + 0xB0, offset: 0xB0, samples: 5)

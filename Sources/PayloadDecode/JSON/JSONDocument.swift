@@ -91,15 +91,22 @@ struct JSONDocument {
 
     /// The tape indices of the elements of the array at `index` (empty when it is not an array).
     func elements(_ index: Int) -> [Int] {
-        guard nodes[index].kind == .array else { return [] }
         var result: [Int] = []
+        elements(index, into: &result)
+        return result
+    }
+
+    /// The elements of the array at `index` in `result`, emptied first (its storage kept, for a
+    /// caller that asks level after level).
+    func elements(_ index: Int, into result: inout [Int]) {
+        result.removeAll(keepingCapacity: true)
+        guard nodes[index].kind == .array else { return }
         let end = Int(nodes[index].next)
         var element = index + 1
         while element < end {
             result.append(element)
             element = Int(nodes[element].next)
         }
-        return result
     }
 
     /// Whether the string at `index` (an object key) is `key`.

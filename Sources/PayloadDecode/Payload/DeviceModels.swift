@@ -72,14 +72,21 @@ public enum ColumnPatterns {
     /// An image name as a row keeps it: only letters, digits and `_.+-` (so no terminal control
     /// reaches an output), `nil` when nothing is left.
     public static func imageName<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String? {
-        var kept: [UInt8] = []
-        for c in bytes
-        where (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c == 0x5f || c == 0x2e
-            || c == 0x2b || c == 0x2d
-        {
-            kept.append(c)
+        // Most names keep every byte: made straight from them, without the array of kept bytes.
+        if let whole = bytes.withContiguousStorageIfAvailable({ raw in
+            raw.allSatisfy(isImageNameByte) ? (raw.isEmpty ? "" : String(decoding: raw, as: UTF8.self)) : nil
+        }), let whole {
+            return whole.isEmpty ? nil : whole
         }
+        var kept: [UInt8] = []
+        for c in bytes where isImageNameByte(c) { kept.append(c) }
         return kept.isEmpty ? nil : String(decoding: kept, as: UTF8.self)
+    }
+
+    /// Letters, digits and `_.+-`.
+    @inline(__always) private static func isImageNameByte(_ c: UInt8) -> Bool {
+        (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c == 0x5f || c == 0x2e || c == 0x2b
+            || c == 0x2d
     }
 
     /// `^[a-z][a-z0-9_]{1,40}$`

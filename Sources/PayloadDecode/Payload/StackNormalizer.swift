@@ -36,6 +36,11 @@ struct StackNormalizer {
     /// binary it names, from `binaries`.
     struct TextCache {
         private var entries: [(start: UnsafePointer<UInt8>, length: Int, text: String?, binary: Int)] = []
+        /// Where a raw string's entry is, by a hash of its length and first and last 8 bytes: a
+        /// scan of the entries with a `memcmp` each was a quarter of the normalizer's time. A slot
+        /// holds the last entry that hashed to it; a string whose slot another took is made again
+        /// (the same text, the same binary number).
+        private var slots = [Int](repeating: -1, count: 64)
 
         /// The text of the string at `index`: cached, or `make(bytes)` (then cached, with its binary
         /// number). Only unescaped strings are cached: they point into the document, which outlives
@@ -49,21 +54,42 @@ struct StackNormalizer {
             }
             let bytes = document.rawBytes(index)
             let start = bytes.baseAddress!
-            for entry in entries where entry.length == bytes.count && memcmp(entry.start, start, bytes.count) == 0 {
-                return (entry.text, entry.binary)
+            let slot = Self.slot(of: bytes)
+            let held = slots[slot]
+            if held >= 0, entries[held].length == bytes.count, memcmp(entries[held].start, start, bytes.count) == 0 {
+                return (entries[held].text, entries[held].binary)
             }
             let text = make(bytes)
             let binary = text.map { StackNormalizer.number(of: $0, in: &binaries) } ?? -1
-            if entries.count < 256 { entries.append((start, bytes.count, text, binary)) }
+            if entries.count < 256 {
+                slots[slot] = entries.count
+                entries.append((start, bytes.count, text, binary))
+            }
             return (text, binary)
+        }
+
+        private static func slot(of bytes: UnsafeBufferPointer<UInt8>) -> Int {
+            var first: UInt64 = 0
+            var last: UInt64 = 0
+            let raw = UnsafeRawPointer(bytes.baseAddress!)
+            if bytes.count >= 8 {
+                first = raw.loadUnaligned(as: UInt64.self)
+                last = raw.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self)
+            } else {
+                for k in 0..<bytes.count { first |= UInt64(bytes[k]) << (8 * UInt64(k)) }
+            }
+            let hash = (first &* 0x9E37_79B9_7F4A_7C15) ^ (last &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(bytes.count)
+            return Int(truncatingIfNeeded: (hash &* 0x1656_67B1_9E37_79F9) >> 58)
         }
     }
 
     /// The number of binary `name` (a UUID or an image name: one space of names, as before).
     static func number(of name: String, in binaries: inout [String: Int]) -> Int {
-        if let known = binaries[name] { return known }
-        binaries[name] = binaries.count
-        return binaries.count - 1
+        // One hash: the `default:` subscript's in-place access puts a new name in as it finds
+        // where it goes (a lookup, then a store, hashed each name twice).
+        func number(_ slot: inout Int) -> Int { slot }
+        let next = binaries.count
+        return number(&binaries[name, default: next])
     }
 
     static func normalize(_ document: JSONDocument, tree: Int, orientation: Orientation, keyPath: String) -> Outcome {
@@ -108,6 +134,7 @@ struct StackNormalizer {
         var node = roots[position]
         // The key path of the current frame, built only when a message needs it.
         var positions = [position]
+        var children: [Int] = []  // the current frame's subFrames, storage reused level after level
         func keyOfCurrentFrame() -> String {
             stackKey + "[\(positions[0])]" + positions.dropFirst().map { ".subFrames[\($0)]" }.joined()
         }
@@ -132,7 +159,7 @@ struct StackNormalizer {
                 outcome.warnings.append(
                     (keyOfCurrentFrame() + ".subFrames", "not an array (a JSON \(document.kind(subFrames))); the stack ends here"))
             }
-            let children = subFrames.map { document.elements($0) } ?? []
+            if let subFrames { document.elements(subFrames, into: &children) } else { children.removeAll(keepingCapacity: true) }
             if children.isEmpty { break }
             position = orientation == .sampleTree ? heaviest(children, key: { keyOfCurrentFrame() + ".subFrames" }) : 0
             node = children[position]
