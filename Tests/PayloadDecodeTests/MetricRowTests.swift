@@ -210,6 +210,18 @@ import Testing
         #expect(zonedRow.period_end == "2020-10-11T05:29:00Z")
     }
 
+    /// ASCII texts are read by bytes, others by Characters: both read each form alike.
+    @Test(
+        arguments: [
+            ("iPhone OS 17.5.1 (21F90)", "17.5.1"), ("macOS 14.2", "14.2"), ("Mac OS X 10.14.0 (18A391)", "10.14.0"),
+            ("iPadOS 18.0", "18.0"), ("iPhone OS  17.5", "17.5"), ("Version 17.5", nil), ("17.5", nil), ("iPhone OS 17..5", nil),
+            ("iPhone OS 17.5.1 (21F90) 18.0", "17.5.1"), ("X OS 1.2", "1.2"), ("OS X 1.2", "1.2"), ("", nil),
+        ] as [(String, String?)])
+    func osNumberOfEachForm(text: String, number: String?) {
+        #expect(ColumnPatterns.osNumber(text) == number)
+        #expect(ColumnPatterns.osNumber(text + " (é)") == number)
+    }
+
     @Test func buildAndOSVersion() throws {
         let row = try convert(metricPayload("\"cpuMetrics\" : { \"cumulativeCPUTime\" : \"1 sec\" }", build: "130.1")).row("cpu_time")
         #expect(row.app_build == 130)

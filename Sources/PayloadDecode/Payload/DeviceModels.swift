@@ -61,6 +61,16 @@ public enum ColumnPatterns {
     /// ("iPhone OS 17.2.1 (21C66)", "iOS 26.0 (23A341)", "macOS 12.2 (21D49)"); a number after
     /// anything else ("Windows 95") is not an Apple OS version.
     public static func osNumber(_ osVersion: String) -> String? {
+        // Every payload's text is ASCII, whose Characters are its bytes: its words by bytes (by
+        // Characters, with a String per word, this was a percent of `rows` over payload dumps).
+        if osVersion.utf8.allSatisfy({ $0 < 0x80 }) {
+            let words = osVersion.utf8.split(separator: UInt8(ascii: " "))
+            func endsInOS(_ word: Substring.UTF8View) -> Bool { word.count >= 2 && word.suffix(2).elementsEqual("OS".utf8) }
+            guard let index = words.firstIndex(where: { isDottedNumber(bytes: $0) }), index > 0,
+                endsInOS(words[index - 1]) || (index > 1 && words[index - 1].elementsEqual("X".utf8) && endsInOS(words[index - 2]))
+            else { return nil }
+            return String(Substring(words[index]))
+        }
         let words = osVersion.split(separator: " ")
         // `iPhone OS 17.5.1 (21F90)`, `macOS 14.2`, and `Mac OS X 10.14.0 (18A391)` on old Macs.
         guard let index = words.indices.first(where: { isDottedNumber(String(words[$0])) }), index > 0,
@@ -97,8 +107,9 @@ public enum ColumnPatterns {
     }
 
     /// `^[0-9]+(\.[0-9]+)*$` (app_version and os)
-    public static func isDottedNumber(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
+    public static func isDottedNumber(_ text: String) -> Bool { isDottedNumber(bytes: text.utf8) }
+
+    static func isDottedNumber(bytes: some Collection<UInt8>) -> Bool {
         guard !bytes.isEmpty else { return false }
         var previousWasDigit = false
         for c in bytes {

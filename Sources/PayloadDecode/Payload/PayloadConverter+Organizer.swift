@@ -72,23 +72,24 @@ extension PayloadConverter {
             return
         }
         for (position, signpost) in document.elements(signposts).enumerated() {
-            let key = "signpostMetrics[\(position)]"
+            // Built only for a message: a String per signpost was a percent of `rows`.
+            func key() -> String { "signpostMetrics[\(position)]" }
             guard document.kind(signpost) == .object else {
-                warn(key, "not an object; row left out")
+                warn(key(), "not an object; row left out")
                 continue
             }
             guard let interval = document.member(signpost, "signpostIntervalData") else { continue }
             guard let nameIndex = document.member(signpost, "signpostName"), let name = document.string(nameIndex),
                 let categoryIndex = document.member(signpost, "signpostCategory"), let category = document.string(categoryIndex)
             else {
-                warn(key, "no signpostName or signpostCategory string; row left out")
+                warn(key(), "no signpostName or signpostCategory string; row left out")
                 continue
             }
             guard document.kind(interval) == .object else {
-                warn("\(key).signpostIntervalData", "not an object; row left out")
+                warn("\(key()).signpostIntervalData", "not an object; row left out")
                 continue
             }
-            guard let (durations, _) = histogram(document, interval, "histogrammedSignpostDurations", "\(key).histogrammedSignpostDurations")
+            guard let (durations, _) = histogram(document, interval, "histogrammedSignpostDurations", "\(key()).histogrammedSignpostDurations")
             else { continue }
             rows.append(
                 makeRow(
@@ -108,15 +109,16 @@ extension PayloadConverter {
 /// intervals, whose names never end in `_mk`, and fits the table's `^[a-z][a-z0-9_]{1,40}$`.
 public enum SignpostRowName {
     public static func make(category: String, name: String) -> String {
-        let digest = Array("\(category)\u{1F}\(name)".utf8).withUnsafeBytes { SHA1.digest($0) }
-        var out = snakeCase(name)
-        out.append("_")
-        for byte in digest.prefix(4) {
-            out.unicodeScalars.append(Unicode.Scalar(hexDigits[Int(byte >> 4)]))
-            out.unicodeScalars.append(Unicode.Scalar(hexDigits[Int(byte & 0xf)]))
-        }
-        out.append("_mk")
-        return out
+        var hasher = SHA1()
+        hasher.update(category)
+        hasher.update(byte: 0x1F)
+        hasher.update(name)
+        let first = hasher.finishWords().0  // the digest's first 4 bytes, big-endian
+        // `_`, 8 hex digits and `_mk`, as bytes (a scalar appended at a time was half of this).
+        var suffix: [UInt8] = [UInt8(ascii: "_")]
+        for k in (0..<8).reversed() { suffix.append(hexDigits[Int(first >> (4 * UInt32(k)) & 0xf)]) }
+        suffix.append(contentsOf: "_mk".utf8)
+        return snakeCase(name) + String(decoding: suffix, as: UTF8.self)
     }
 
     /// Lower case, a `_` where a lower-case letter or digit meets an upper-case one and for every run

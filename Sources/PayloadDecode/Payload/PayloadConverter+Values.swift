@@ -51,10 +51,12 @@ extension PayloadConverter {
 
     /// A MetricKit histogram (`histogramValue` buckets counted at their midpoints) in the table's
     /// 18 buckets; `nil` with a warning when any bucket cannot be read.
-    func histogram(_ document: JSONDocument, _ object: Int?, _ key: StaticString, _ keyPath: String) -> (BucketHistogram, Double)? {
+    func histogram(
+        _ document: JSONDocument, _ object: Int?, _ key: StaticString, _ keyPath: @autoclosure () -> String
+    ) -> (BucketHistogram, Double)? {
         guard let object, let value = document.member(object, key) else { return nil }
         guard let buckets = document.member(value, "histogramValue"), document.kind(buckets) == .object else {
-            warn(keyPath, "histogram without a histogramValue object; row left out")
+            warn(keyPath(), "histogram without a histogramValue object; row left out")
             return nil
         }
         var result = BucketHistogram()
@@ -63,7 +65,7 @@ extension PayloadConverter {
         var ok = true
         document.forEachMember(buckets) { keyIndex, bucket in
             guard ok else { return }
-            func bucketKey() -> String { "\(keyPath).histogramValue.\(document.string(keyIndex) ?? "")" }
+            func bucketKey() -> String { "\(keyPath()).histogramValue.\(document.string(keyIndex) ?? "")" }
             guard document.kind(bucket) == .object else {
                 warn(bucketKey(), "bucket is not an object; row left out")
                 ok = false
@@ -96,7 +98,7 @@ extension PayloadConverter {
             }
             total += bucketCount
             guard total <= Int(Int32.max) else {
-                warn(keyPath, "total count too large; row left out")
+                warn(keyPath(), "total count too large; row left out")
                 ok = false
                 return
             }
