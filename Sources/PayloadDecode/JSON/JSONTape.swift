@@ -57,6 +57,41 @@ struct Tape {
     }
 }
 
+/// The tape indices of the containers open while parsing, innermost last: raw storage, as the
+/// tape's, because an Array's uniqueness check on every push and pop was a twentieth of the parse.
+struct OpenContainers {
+    private(set) var pointer: UnsafeMutablePointer<Int>
+    private(set) var count = 0
+    private var capacity = 64
+
+    init() { pointer = .allocate(capacity: capacity) }
+
+    func deallocate() { pointer.deallocate() }
+
+    @inline(__always) mutating func push(_ index: Int) {
+        if count == capacity {
+            let bigger = UnsafeMutablePointer<Int>.allocate(capacity: capacity * 2)
+            bigger.moveInitialize(from: pointer, count: count)
+            pointer.deallocate()
+            pointer = bigger
+            capacity *= 2
+        }
+        pointer[count] = index
+        count += 1
+    }
+
+    /// The innermost open container's index; nil when none is open.
+    @inline(__always) var last: Int? { count > 0 ? pointer[count - 1] : nil }
+
+    @inline(__always) mutating func removeLast() -> Int {
+        precondition(count > 0)
+        count -= 1
+        return pointer[count]
+    }
+
+    mutating func removeAll() { count = 0 }
+}
+
 /// Why a text is not JSON, and where.
 struct JSONSyntaxError: Error {
     var offset: Int
@@ -71,7 +106,7 @@ struct JSONSyntaxError: Error {
 /// Reused across inputs so the tape's storage is allocated once per run.
 final class JSONParser {
     private var tape = Tape(capacity: 1 << 12)
-    private var open: [Int] = []
+    private var open = OpenContainers()
     let maxDepth: Int
     let maxNodes: Int
 
@@ -80,7 +115,10 @@ final class JSONParser {
         self.maxNodes = maxNodes
     }
 
-    deinit { tape.deallocate() }
+    deinit {
+        tape.deallocate()
+        open.deallocate()
+    }
 
     /// Parses exactly one JSON value (surrounding whitespace allowed) and returns the document.
     /// The document points into `bytes`; use it only while `bytes` is alive and before the next parse.
@@ -88,13 +126,12 @@ final class JSONParser {
         // Work on locals: class properties would pay a dynamic exclusivity check per append.
         var nodes = tape
         var open = self.open
-        self.open = []
         defer {
             tape = nodes
             self.open = open
         }
         nodes.count = 0
-        open.removeAll(keepingCapacity: true)
+        open.removeAll()
         let count = bytes.count
         guard count < Int(UInt32.max), let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
             if bytes.count == 0 { throw JSONSyntaxError(offset: 0, message: "empty input, a JSON value was expected") }
@@ -118,7 +155,7 @@ final class JSONParser {
                     if open.count >= maxDepth {
                         throw JSONSyntaxError(offset: i, message: "JSON nested deeper than \(maxDepth) levels")
                     }
-                    open.append(nodes.count)
+                    open.push(nodes.count)
                     nodes.append(JSONNode(kind: isObject ? .object : .array, flag: false, start: UInt32(i), length: 0, next: 0))
                     i = skipWhitespace(base, i + 1, count)
                     if i < count, base[i] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
@@ -153,7 +190,7 @@ final class JSONParser {
                 expectingValue = true
             } else if c == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                 nodes[top].next = UInt32(nodes.count)
-                open.removeLast()
+                _ = open.removeLast()
                 i += 1
             } else {
                 throw JSONSyntaxError(

@@ -182,6 +182,8 @@ struct JSONCursor {
     /// The shortest text that reads back as the same double (`NumberText`); `null` for nil.
     mutating func number(_ value: Double?) {
         guard let value else { return raw("null") }
+        // A whole number's digits straight in, as `NumberText` spells it, without its String.
+        if value == value.rounded(.towardZero) && abs(value) < 1e15 { return integer(Int64(value)) }
         var text = NumberText.shortest(value)
         text.withUTF8 { bytes in
             position.update(from: bytes.baseAddress!, count: bytes.count)
