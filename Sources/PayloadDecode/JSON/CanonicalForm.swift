@@ -28,10 +28,8 @@ final class CanonicalForm {
     @exclusivity(unchecked) private var open: UnsafeMutablePointer<OpenContainer>
     @exclusivity(unchecked) private var openCapacity = 64
     @exclusivity(unchecked) private var openCount = 0
-    /// The sorted order of the key layouts met last (`KeyOrderLayouts`).
-    private let layouts = KeyOrderLayouts()
 
-    struct Member {
+    private struct Member {
         var prefix: UInt64
         var key: Int
     }
@@ -57,7 +55,6 @@ final class CanonicalForm {
         staging.deallocate()
         members.deallocate()
         open.deallocate()
-        layouts.deallocate()
     }
 
     /// The SHA-1 of the canonical text of the value at `index`.
@@ -186,6 +183,47 @@ final class CanonicalForm {
         memberCount += 1
     }
 
+    /// The first 8 bytes of an unescaped key, big-endian, zero-padded: comparing two of these
+    /// orders the keys as their bytes do, except that equal prefixes need the rest compared
+    /// (a key holds no zero byte unescaped, so padding sorts a shorter key first, as bytes do).
+    @inline(__always) private static func prefix(_ document: JSONDocument, _ node: JSONNode) -> UInt64 {
+        let start = Int(node.start)
+        let length = Int(node.length)
+        if length >= 8 {
+            return UInt64(bigEndian: UnsafeRawPointer(document.base + start).loadUnaligned(as: UInt64.self))
+        }
+        var value: UInt64 = 0
+        for k in 0..<length { value |= UInt64(document.base[start + k]) << (56 - 8 * UInt64(k)) }
+        return value
+    }
+
+    /// Key order for two members whose keys are both unescaped.
+    @inline(__always) private static func precedes(
+        _ document: JSONDocument, _ nodes: UnsafeBufferPointer<JSONNode>, _ a: Member, _ b: Member
+    ) -> Bool {
+        if a.prefix != b.prefix { return a.prefix < b.prefix }
+        let x = nodes[a.key]
+        let y = nodes[b.key]
+        let common = Swift.min(Int(x.length), Int(y.length))
+        if common > 8 {
+            let order = memcmp(document.base + Int(x.start) + 8, document.base + Int(y.start) + 8, common - 8)
+            if order != 0 { return order < 0 }
+        }
+        return x.length < y.length
+    }
+
+    /// Byte order of decoded keys; most are unescaped, so compare raw when both are.
+    private static func keyPrecedes(_ document: JSONDocument, _ nodes: UnsafeBufferPointer<JSONNode>, _ lhs: Int, _ rhs: Int) -> Bool {
+        let a = nodes[lhs]
+        let b = nodes[rhs]
+        if !a.flag && !b.flag {
+            let common = Swift.min(Int(a.length), Int(b.length))
+            let order = common == 0 ? 0 : memcmp(document.base + Int(a.start), document.base + Int(b.start), common)
+            return order != 0 ? order < 0 : a.length < b.length
+        }
+        return document.decodedStringBytes(lhs).lexicographicallyPrecedes(document.decodedStringBytes(rhs))
+    }
+
     private func append(_ document: JSONDocument, _ nodes: UnsafeBufferPointer<JSONNode>, _ root: Int) {
         var value = root  // the next value to write; -1 when the innermost open container goes on
         while true {
@@ -274,24 +312,9 @@ final class CanonicalForm {
             var slice = UnsafeMutableBufferPointer(start: members + first, count: memberCount - first)
             slice.sort { Self.keyPrecedes(document, nodes, $0.key, $1.key) }
         } else if !sorted {
-            sortMembersByLayout(document, nodes, first, memberCount)
+            sortMembers(document, nodes, first, memberCount)
         }
         return first
-    }
-
-    /// Sorts members `first..<end` (all keys unescaped, not in order) as a kept layout orders
-    /// them when their prefixes are the layout's, else sorts them and keeps their layout.
-    private func sortMembersByLayout(_ document: JSONDocument, _ nodes: UnsafeBufferPointer<JSONNode>, _ first: Int, _ end: Int) {
-        let count = end - first
-        guard count <= KeyOrderLayouts.limit else { return sortMembers(document, nodes, first, end) }
-        let slot = layouts.slot(forCount: count)
-        if layouts.matches(slot, members + first, count) {
-            layouts.reorder(slot, members + first, count)
-            return
-        }
-        layouts.beginKeeping(slot, members + first, count)
-        sortMembers(document, nodes, first, end)
-        layouts.keep(slot, sorted: members + first, count)
     }
 
     /// Sorts members `first..<end` (all keys unescaped): insertion sort for the few members most
