@@ -68,7 +68,7 @@ let package = Package(
             name: "PayloadToolTests",
             dependencies: ["PayloadTool", "PayloadDecode", "StackSymbolize", "RowStore", "SpeedReport", "TestSupport", "BuildInfo"]),
         .testTarget(name: "StackSignatureTests", dependencies: ["StackSignature", "PayloadDecode", "StackSymbolize"]),
-        .testTarget(name: "SpeedReportTests", dependencies: ["SpeedReport", "PayloadDecode", "StackSignature"]),
+        .testTarget(name: "SpeedReportTests", dependencies: ["SpeedReport", "PayloadDecode", "StackSignature", "TestSupport"]),
         .testTarget(name: "RowStoreTests", dependencies: ["RowStore", "PayloadDecode", "PayloadTool", "TestSupport"]),
         .testTarget(
             name: "BadInputTests", dependencies: ["PayloadTool", "PayloadDecode", "StackSymbolize", "TestSupport"],

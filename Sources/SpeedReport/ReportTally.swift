@@ -41,6 +41,11 @@ public struct ReportTally: Sendable {
     /// once, in the order first seen; `Part.phone` indexes them.
     private var phoneNames: [String] = []
     private var phoneIndex: [String: Int] = [:]
+    private var phoneByKey: [PhoneKey: Int] = [:]
+    struct PhoneKey: Hashable, Sendable {
+        var user: String?
+        var device: String
+    }
     /// The last row's phone, by its user and device: rows come a payload at a time, so most rows
     /// repeat it (joining the two into a name for every row was 5% of `report`'s reading thread).
     private var lastPhone: (user: String?, device: String, index: Int)?
@@ -81,17 +86,21 @@ public struct ReportTally: Sendable {
         }
         newestPeriodEnd = Swift.max(newestPeriodEnd ?? end, end)
         let part = Part(build: row.app_build, hour: end / 3600, phone: phone(of: row))
-        // Taken out of the table and put back, not copied: a copy shared its phones and intervals
-        // with the table's, so changing them copied them whole for every row (4% of `report` over
-        // a million rows).
-        var figures = parts.removeValue(forKey: part) ?? BuildFigures(build: row.app_build)
-        figures.rows += 1
-        if figures.phones.isEmpty { figures.phones = [phoneNames[part.phone]] }
-        switch RowTopic(row) {
+        let topic = RowTopic(row)
+        let interval: IntervalFigures?
+        switch topic {
+        case .interval, .metric(.launchTime), .metric(.resumeTime): interval = row.buckets.map { IntervalFigures(counts: $0, max: row.max) }
+        default: interval = nil
+        }
+        // Changed in place, in the table: one lookup a row, where taking the figures out and putting
+        // them back was two and a deletion (`report` over a million rows, whose parts change on most
+        // rows).
+        Self.count(
+            row, topic: topic, interval: interval, end: end, phoneName: phoneNames[part.phone],
+            into: &parts[part, default: BuildFigures(build: row.app_build)])
+        switch topic {
         case .interval, .metric(.launchTime), .metric(.resumeTime):
-            if let buckets = row.buckets {
-                let interval = IntervalFigures(counts: buckets, max: row.max)
-                figures.intervals[row.name, default: IntervalFigures()].merge(interval)
+            if let interval {
                 for key in [
                     ReportBreakdown.Key(by: .device, value: row.device, interval: row.name),
                     ReportBreakdown.Key(by: .os, value: row.os, interval: row.name),
@@ -101,11 +110,9 @@ public struct ReportTally: Sendable {
             }
         case .metric(.foregroundTime):
             if let seconds = row.value, seconds > 0 {
-                figures.foregroundSeconds += seconds
                 updatePayload(row, part) { $0.foregroundSeconds = ($0.foregroundSeconds ?? 0) + seconds }
             }
         case .metric(.hangRate):
-            if let buckets = row.buckets { figures.longHangsInHistograms += buckets.dropFirst(ReportRules.longHangBucket).reduce(0, +) }
             if let rate = row.value {
                 updatePayload(row, part) {
                     $0.hangRates += rate
@@ -121,6 +128,26 @@ public struct ReportTally: Sendable {
             }
         case .metric(.cpuTime):
             if let seconds = row.value { updatePayload(row, part) { $0.cpuSeconds = ($0.cpuSeconds ?? 0) + seconds } }
+        case .diagnostic(.crash):
+            if let cause = CrashCause(row: row) { crashCauses[part, default: [:]][cause, default: 0] += 1 }
+        default:
+            break
+        }
+    }
+
+    /// What one row adds to its part's figures.
+    private static func count(
+        _ row: Row, topic: RowTopic, interval: IntervalFigures?, end: Int64, phoneName: String, into figures: inout BuildFigures
+    ) {
+        figures.rows += 1
+        if figures.phones.isEmpty { figures.phones = [phoneName] }
+        switch topic {
+        case .interval, .metric(.launchTime), .metric(.resumeTime):
+            if let interval { figures.intervals[row.name, default: IntervalFigures()].merge(interval) }
+        case .metric(.foregroundTime):
+            if let seconds = row.value, seconds > 0 { figures.foregroundSeconds += seconds }
+        case .metric(.hangRate):
+            if let buckets = row.buckets { figures.longHangsInHistograms += buckets.dropFirst(ReportRules.longHangBucket).reduce(0, +) }
         case .metric(.diskWrites):
             if let megabytes = row.value {
                 figures.diskWriteMegabytes = (figures.diskWriteMegabytes ?? 0) + megabytes
@@ -150,14 +177,12 @@ public struct ReportTally: Sendable {
             }
         case .diagnostic(.crash):
             figures.crashes += 1
-            if let cause = CrashCause(row: row) { crashCauses[part, default: [:]][cause, default: 0] += 1 }
         case .diagnostic(.hang):
             figures.hangDiagnostics += 1
             if let seconds = row.value, seconds >= ReportRules.longHangSeconds { figures.longHangsDiagnosed += 1 }
         default:
             break
         }
-        parts[part] = figures
     }
 
     /// Records the signature of a crash row already added.
@@ -242,14 +267,23 @@ public struct ReportTally: Sendable {
     /// The place of the row's phone in `phoneNames`, added when new.
     private mutating func phone(of row: Row) -> Int {
         if let last = lastPhone, last.user == row.user_id, last.device == row.device { return last.index }
-        let name = "\(row.user_id ?? "")/\(row.device)"
+        // Found by the row's own strings; the joined name is made once per phone, not for each row
+        // whose phone differs from the last row's (most rows of a file that mixes phones).
+        let key = PhoneKey(user: row.user_id, device: row.device)
         let index: Int
-        if let known = phoneIndex[name] {
+        if let known = phoneByKey[key] {
             index = known
         } else {
-            index = phoneNames.count
-            phoneNames.append(name)
-            phoneIndex[name] = index
+            // Two keys may join into one name (no user and an empty one): the name decides.
+            let name = "\(row.user_id ?? "")/\(row.device)"
+            if let known = phoneIndex[name] {
+                index = known
+            } else {
+                index = phoneNames.count
+                phoneNames.append(name)
+                phoneIndex[name] = index
+            }
+            phoneByKey[key] = index
         }
         lastPhone = (row.user_id, row.device, index)
         return index
