@@ -186,3 +186,26 @@ extension ReportPageInABrowser {
         #expect(zoom.zoomed != nil && zoom.width_after > zoom.width_before, "a tap zooms the graph")
     }
 }
+
+/// The page is the same bytes from run to run: each process seeds its hash tables anew, and a
+/// page built in their order (the icicle graphs' frames, and the file and line each shows) came out
+/// different one run in four on the shipped sample.
+@Suite struct ReportPageBytes {
+    @Test func theSameRowsGiveTheSamePageInEveryProcess() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("yui-perf-page-" + UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var pages: Set<Data> = []
+        for run in 0..<8 {
+            let page = folder.appendingPathComponent("page-\(run).html").path
+            let result = try ToolBinary.run([
+                "report", "--html", page, "--dsyms", Repository.samples.appendingPathComponent("dsyms").path,
+                Repository.samples.appendingPathComponent("report/rows.jsonl").path,
+            ])
+            #expect(result.status == 0, "\(result.stderr)")
+            pages.insert(try Data(contentsOf: URL(fileURLWithPath: page)))
+        }
+        #expect(pages.count == 1)
+        #expect(String(decoding: pages.first ?? Data(), as: UTF8.self).contains("id=\"flame-data\""))
+    }
+}

@@ -248,8 +248,11 @@ struct ReportReading {
         if options.htmlPath != nil {
             var all = FlameTree(rootName: "build \(chosen)")
             var bySignature: [String: FlameTree] = [:]
-            for (part, trees) in flames where part.build == chosen && (window == nil || part.hour >= firstHour) {
-                for (signature, tree) in trees {
+            // Hour by hour, each hour's signatures in order: merged in the tables' hash order, the
+            // page's frames, their order and the file and line each keeps changed from run to run.
+            let hours = flames.filter { $0.key.build == chosen && (window == nil || $0.key.hour >= firstHour) }
+            for (_, trees) in hours.sorted(by: { $0.key.hour < $1.key.hour }) {
+                for (signature, tree) in trees.sorted(by: { $0.key < $1.key }) {
                     all.merge(tree)
                     bySignature[signature, default: FlameTree(rootName: "build \(chosen)")].merge(tree)
                 }
