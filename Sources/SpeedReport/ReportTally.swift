@@ -41,6 +41,7 @@ public struct ReportTally: Sendable {
     /// once, in the order first seen; `Part.phone` indexes them.
     private var phoneNames: [String] = []
     private var phoneIndex: [String: Int] = [:]
+    /// The phones again, by the user and device rows carry: found without joining them.
     private var phoneByKey: [PhoneKey: Int] = [:]
     struct PhoneKey: Hashable, Sendable {
         var user: String?
@@ -87,27 +88,22 @@ public struct ReportTally: Sendable {
         newestPeriodEnd = Swift.max(newestPeriodEnd ?? end, end)
         let part = Part(build: row.app_build, hour: end / 3600, phone: phone(of: row))
         let topic = RowTopic(row)
-        let interval: IntervalFigures?
-        switch topic {
-        case .interval, .metric(.launchTime), .metric(.resumeTime): interval = row.buckets.map { IntervalFigures(counts: $0, max: row.max) }
-        default: interval = nil
-        }
+        let interval = topic.hasIntervalHistogram ? row.buckets.map { IntervalFigures(counts: $0, max: row.max) } : nil
         // Changed in place, in the table: one lookup a row, where taking the figures out and putting
         // them back was two and a deletion (`report` over a million rows, whose parts change on most
         // rows).
         Self.count(
             row, topic: topic, interval: interval, end: end, phoneName: phoneNames[part.phone],
             into: &parts[part, default: BuildFigures(build: row.app_build)])
-        switch topic {
-        case .interval, .metric(.launchTime), .metric(.resumeTime):
-            if let interval {
-                for key in [
-                    ReportBreakdown.Key(by: .device, value: row.device, interval: row.name),
-                    ReportBreakdown.Key(by: .os, value: row.os, interval: row.name),
-                ] {
-                    breakdowns[part, default: [:]][key, default: IntervalFigures()].merge(interval)
-                }
+        if let interval {
+            for key in [
+                ReportBreakdown.Key(by: .device, value: row.device, interval: row.name),
+                ReportBreakdown.Key(by: .os, value: row.os, interval: row.name),
+            ] {
+                breakdowns[part, default: [:]][key, default: IntervalFigures()].merge(interval)
             }
+        }
+        switch topic {
         case .metric(.foregroundTime):
             if let seconds = row.value, seconds > 0 {
                 updatePayload(row, part) { $0.foregroundSeconds = ($0.foregroundSeconds ?? 0) + seconds }
@@ -135,15 +131,14 @@ public struct ReportTally: Sendable {
         }
     }
 
-    /// What one row adds to its part's figures.
+    /// What one row adds to its part's figures; `interval` is its histogram when it has one.
     private static func count(
         _ row: Row, topic: RowTopic, interval: IntervalFigures?, end: Int64, phoneName: String, into figures: inout BuildFigures
     ) {
         figures.rows += 1
         if figures.phones.isEmpty { figures.phones = [phoneName] }
+        if let interval { figures.intervals[row.name, default: IntervalFigures()].merge(interval) }
         switch topic {
-        case .interval, .metric(.launchTime), .metric(.resumeTime):
-            if let interval { figures.intervals[row.name, default: IntervalFigures()].merge(interval) }
         case .metric(.foregroundTime):
             if let seconds = row.value, seconds > 0 { figures.foregroundSeconds += seconds }
         case .metric(.hangRate):
@@ -322,6 +317,15 @@ private enum RowTopic {
             self = .exit
         } else {
             self = .other
+        }
+    }
+
+    /// Rows whose buckets are an interval histogram: the phone's intervals and MetricKit's launch
+    /// and resume times.
+    var hasIntervalHistogram: Bool {
+        switch self {
+        case .interval, .metric(.launchTime), .metric(.resumeTime): true
+        default: false
         }
     }
 }
