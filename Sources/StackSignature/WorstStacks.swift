@@ -9,7 +9,13 @@ public enum WorstStackKind: String, Sendable, Hashable, Codable, CaseIterable, C
 
     /// The kind of a diagnostic row, `nil` for rows `top` does not rank.
     public init?(row: Row) {
-        switch row.diagnostic {
+        self.init(row.diagnostic)
+    }
+
+    /// The kind of a row's diagnostic. Per row, `top` and `report` pass this rather than the row:
+    /// an initialiser owns its argument, so `init?(row:)` had each row copied, then freed.
+    public init?(_ diagnostic: DiagnosticName?) {
+        switch diagnostic {
         case .hang: self = .hang
         case .crash: self = .crash
         case .cpuException, .diskWrite, .launch, nil: return nil

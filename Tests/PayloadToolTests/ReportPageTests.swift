@@ -208,4 +208,42 @@ extension ReportPageInABrowser {
         #expect(pages.count == 1)
         #expect(String(decoding: pages.first ?? Data(), as: UTF8.self).contains("id=\"flame-data\""))
     }
+
+    /// Build 125's five hangs, one an hour, weigh the same; each stops at another line of
+    /// `YuiLines.parse` (one signature). The worst stack is the first of them in time, on every run:
+    /// merged in the hour table's hash order, the page named another hour's line from run to run.
+    @Test func tiedHangsInSeveralHoursNameTheFirstHoursLine() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("yui-perf-ties-" + UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // parse + 4 (line 25), + 20 (27), + 52 (32), + 16 (25), + 56 (32) in the sample's dSYM.
+        let offsets = [0x40b0, 0x40c0, 0x40e0, 0x40bc, 0x40e4]
+        var changed = 0
+        var lines: [String] = []
+        for line in try String(contentsOf: Repository.samples.appendingPathComponent("report/rows.jsonl"), encoding: .utf8)
+            .split(separator: "\n")
+        {
+            var row = String(line)
+            if row.contains(#""app_build":125"#), row.contains(#""name":"hang""#), changed < offsets.count {
+                // The first offset of a row is its innermost frame's.
+                row = row.replacing(/"offset":[0-9]+/, with: "\"offset\":\(offsets[changed])", maxReplacements: 1)
+                changed += 1
+            }
+            lines.append(row)
+        }
+        try #require(changed == offsets.count)
+        let rows = folder.appendingPathComponent("rows.jsonl").path
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: rows))
+        var pages: Set<String> = []
+        for run in 0..<8 {
+            let page = folder.appendingPathComponent("page-\(run).html").path
+            let result = try ToolBinary.run([
+                "report", "--html", page, "--dsyms", Repository.samples.appendingPathComponent("dsyms").path, rows,
+            ])
+            #expect(result.status == 0, "\(result.stderr)")
+            pages.insert(try String(contentsOfFile: page, encoding: .utf8))
+        }
+        #expect(pages.count == 1)
+        #expect(pages.first?.contains(#"class="where">YuiLines.parse at YuiLines.swift:25<"#) == true)
+    }
 }

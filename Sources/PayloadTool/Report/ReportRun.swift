@@ -140,7 +140,7 @@ struct ReportReading {
             return
         }
         tally.add(row)
-        guard WorstStackKind(row: row) != nil else { return }
+        guard WorstStackKind(row.diagnostic) != nil else { return }
         pendingStacks.append((row, source))
         pendingFrames += row.stack?.count ?? 0
         if TopRanking.batchIsFull(rows: pendingStacks.count, frames: pendingFrames) { flushStacks(stderr: &stderr) }
@@ -235,7 +235,10 @@ struct ReportReading {
         let previous = current.hasEnoughData ? earlier.last : nil
         let history = current.hasEnoughData ? Array(earlier.suffix(4)) + [current] : [current]
         var worst = WorstStacksTally()
-        for (part, hourTally) in stacks where part.build == chosen && (window == nil || part.hour >= firstHour) {
+        // Hour by hour: merged in the table's hash order, a signature whose heaviest rows tie
+        // across hours kept another hour's stack (its file and line on the page) from run to run.
+        let hourTallies = stacks.filter { $0.key.build == chosen && (window == nil || $0.key.hour >= firstHour) }
+        for (_, hourTally) in hourTallies.sorted(by: { $0.key.hour < $1.key.hour }) {
             worst.merge(hourTally)
         }
         var report = SpeedReport(

@@ -129,7 +129,7 @@ struct TopRanking {
         guard apps.admits(row) else { return }
         if let build = options.build, row.app_build != build { return }
         tally.noteBuild(row.app_build)
-        guard let kind = WorstStackKind(row: row) else { return }
+        guard let kind = WorstStackKind(row.diagnostic) else { return }
         guard counted.insert(row) else {
             duplicates += 1
             return
