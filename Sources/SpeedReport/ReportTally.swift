@@ -87,7 +87,7 @@ public struct ReportTally: Sendable {
         }
         newestPeriodEnd = Swift.max(newestPeriodEnd ?? end, end)
         let part = Part(build: row.app_build, hour: end / 3600, phone: phone(of: row))
-        let topic = RowTopic(kind: row.kind, name: row.name)
+        let topic = RowTopic(row)
         let interval = topic.hasIntervalHistogram ? row.buckets.map { IntervalFigures(counts: $0, max: row.max) } : nil
         // Changed in place, in the table: one lookup a row, where taking the figures out and putting
         // them back was two and a deletion (`report` over a million rows, whose parts change on most
@@ -304,22 +304,21 @@ private enum RowTopic {
     case exit
     case other
 
-    /// From the row's kind and name, not the row: an initialiser owns its argument, and the copy
-    /// of the whole row made for it, then freed, was 2% of `report`'s CPU.
-    init(kind: RowKind, name: String) {
-        switch kind {
-        case .interval:
+    /// The row borrowed: an initialiser owns its argument, and the copy of the whole row made
+    /// for it, then freed, was 2% of `report`'s CPU samples (perf).
+    init(_ row: borrowing Row) {
+        if row.kind == .interval {
             self = .interval
-        case .metrics:
-            if let metric = MetricName(rawValue: name) {
-                self = .metric(metric)
-            } else {
-                self = ExitReason.of(rowName: name) != nil ? .exit : .other
-            }
-        case .memory:
-            self = MemorySampleName(rawValue: name).map { .memory($0) } ?? .other
-        case .diagnostic:
-            self = DiagnosticName(rawValue: name).map { .diagnostic($0) } ?? .other
+        } else if let metric = row.metric {
+            self = .metric(metric)
+        } else if let sample = row.memorySample {
+            self = .memory(sample)
+        } else if let diagnostic = row.diagnostic {
+            self = .diagnostic(diagnostic)
+        } else if row.kind == .metrics, ExitReason.of(rowName: row.name) != nil {
+            self = .exit
+        } else {
+            self = .other
         }
     }
 

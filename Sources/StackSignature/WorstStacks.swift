@@ -7,15 +7,10 @@ public enum WorstStackKind: String, Sendable, Hashable, Codable, CaseIterable, C
     case hang
     case crash
 
-    /// The kind of a diagnostic row, `nil` for rows `top` does not rank.
-    public init?(row: Row) {
-        self.init(row.diagnostic)
-    }
-
-    /// The kind of a row's diagnostic. Per row, `top` and `report` pass this rather than the row:
-    /// an initialiser owns its argument, so `init?(row:)` had each row copied, then freed.
-    public init?(_ diagnostic: DiagnosticName?) {
-        switch diagnostic {
+    /// The kind of a diagnostic row, `nil` for rows `top` does not rank. The row is borrowed: an
+    /// initialiser owns its argument, and `top` and `report` had each row copied for it, then freed.
+    public init?(row: borrowing Row) {
+        switch row.diagnostic {
         case .hang: self = .hang
         case .crash: self = .crash
         case .cpuException, .diskWrite, .launch, nil: return nil

@@ -140,7 +140,7 @@ struct ReportReading {
             return
         }
         tally.add(row)
-        guard WorstStackKind(row.diagnostic) != nil else { return }
+        guard WorstStackKind(row: row) != nil else { return }
         pendingStacks.append((row, source))
         pendingFrames += row.stack?.count ?? 0
         if TopRanking.batchIsFull(rows: pendingStacks.count, frames: pendingFrames) { flushStacks(stderr: &stderr) }
