@@ -7,13 +7,21 @@ import PayloadDecode
 ///
 /// Rates are weighted by foreground time, and a payload's rate rows (`hang_rate`, `hitch_ratio`,
 /// `cpu_time`) only learn their weight from the same payload's `fg_time` row, which may come
-/// before or after them: they wait in `payloads` until `finish()`.
+/// before or after them: they wait in `payloadRates` until `finish()`.
+///
+/// Sums of figures are made in the order the rows came (payloads) and of the parts' keys (hours),
+/// never in a table's hash order: added in another order, the same rows' sums differed in their last
+/// digits from run to run (the summaries file's `hangSecondsWeighted` and `hitchWeighted`).
 public struct ReportTally: Sendable {
-    struct Part: Hashable, Sendable {
+    struct Part: Hashable, Sendable, Comparable {
         var build: Int
         var hour: Int64
         /// The phone's place in `phoneNames`.
         var phone: Int
+
+        static func < (left: Part, right: Part) -> Bool {
+            (left.build, left.hour, left.phone) < (right.build, right.hour, right.phone)
+        }
     }
 
     /// The rows of one payload that need its foreground time. Rows of copies of one payload (same
@@ -33,10 +41,15 @@ public struct ReportTally: Sendable {
     /// Interval histograms per part by device model and by OS (`report --html`'s table of the
     /// reported build by phone): kept apart from `BuildFigures`, which the summaries file stores.
     private var breakdowns: [Part: [ReportBreakdown.Key: IntervalFigures]] = [:]
+    /// Whether `breakdowns` is kept: only the page shows it, and its two lookups by strings for
+    /// every interval row were 2% of `report`'s CPU samples over a million rows (perf).
+    private let keepsBreakdowns: Bool
     /// Crashes per part by reason (rows without one are not counted): the reported build's crashes
     /// line. Kept apart too: a stored summary counts crashes, not their reasons.
     private var crashCauses: [Part: [CrashCause: Int]] = [:]
-    private var payloads: [PayloadKey: PayloadRates] = [:]
+    /// The payloads' rates in the order their first row came, and each payload's place there.
+    private var payloadRates: [PayloadRates] = []
+    private var payloadPlaces: [PayloadKey: Int] = [:]
     /// Phones as `user/device` (rows carry no phone identifier; docs/report.md, "Phones"), each
     /// once, in the order first seen; `Part.phone` indexes them.
     private var phoneNames: [String] = []
@@ -67,7 +80,11 @@ public struct ReportTally: Sendable {
     /// The newest period end of any row, seconds since 1970.
     public private(set) var newestPeriodEnd: Int64?
 
-    public init() {}
+    /// - Parameter keepsBreakdowns: whether `breakdown(build:fromHour:)` will be asked for (the page's
+    ///   table by device model and OS); without it, the breakdown is empty.
+    public init(keepsBreakdowns: Bool = true) {
+        self.keepsBreakdowns = keepsBreakdowns
+    }
 
     /// Builds that have rows, newest first.
     public var builds: [Int] { Set(parts.keys.map(\.build)).sorted(by: >) }
@@ -91,11 +108,12 @@ public struct ReportTally: Sendable {
         let interval = topic.hasIntervalHistogram ? row.buckets.map { IntervalFigures(counts: $0, max: row.max) } : nil
         // Changed in place, in the table: one lookup a row, where taking the figures out and putting
         // them back was two and a deletion (`report` over a million rows, whose parts change on most
-        // rows).
+        // rows). The default is made from the part: made from the row, its closure copied the whole
+        // row for every row (perf: 1% of `report`'s CPU samples).
         Self.count(
             row, topic: topic, interval: interval, end: end, phoneName: phoneNames[part.phone],
-            into: &parts[part, default: BuildFigures(build: row.app_build)])
-        if let interval {
+            into: &parts[part, default: BuildFigures(build: part.build)])
+        if keepsBreakdowns, let interval {
             for key in [
                 ReportBreakdown.Key(by: .device, value: row.device, interval: row.name),
                 ReportBreakdown.Key(by: .os, value: row.os, interval: row.name),
@@ -183,12 +201,12 @@ public struct ReportTally: Sendable {
     /// Records the signature of a crash row already added.
     public mutating func addCrashSignature(_ signature: String, of row: Row) {
         let part = Part(build: row.app_build, hour: Self.hour(of: row), phone: phone(of: row))
-        parts[part, default: BuildFigures(build: row.app_build)].addCrashSignature(signature)
+        parts[part, default: BuildFigures(build: part.build)].addCrashSignature(signature)
     }
 
     /// Weighs every payload's rates by its foreground hours. Call once, after the last row.
     public mutating func finish() {
-        for rates in payloads.values {
+        for rates in payloadRates {
             var figures = parts[rates.part] ?? BuildFigures(build: rates.part.build)
             // A rate without its payload's foreground time (a row file that kept only some rows)
             // weighs one hour: docs/report.md, "Rates".
@@ -208,7 +226,8 @@ public struct ReportTally: Sendable {
             }
             parts[rates.part] = figures
         }
-        payloads = [:]
+        payloadRates = []
+        payloadPlaces = [:]
     }
 
     /// A build's figures over the hours from `firstHour` on (every hour when `nil`), or `nil` when it
@@ -217,7 +236,7 @@ public struct ReportTally: Sendable {
         var merged: BuildFigures?
         var phones: Set<String> = []
         var signatures: Set<String> = []
-        for (part, figures) in parts where part.build == build && part.hour >= (firstHour ?? Int64.min) {
+        for (_, figures) in parts(build: build, fromHour: firstHour) {
             if merged == nil { merged = BuildFigures(build: build) }
             // The phones and signatures are gathered in sets and sorted once: merging them part by
             // part sorted the union again for each of the build's (phone, hour) parts.
@@ -234,10 +253,15 @@ public struct ReportTally: Sendable {
     /// phones' names: what `RegressionConfidence` resamples.
     public func figuresByPhone(build: Int, fromHour firstHour: Int64? = nil) -> [BuildFigures] {
         var byPhone: [Int: BuildFigures] = [:]
-        for (part, figures) in parts where part.build == build && part.hour >= (firstHour ?? Int64.min) {
+        for (part, figures) in parts(build: build, fromHour: firstHour) {
             byPhone[part.phone, default: BuildFigures(build: build)].merge(figures)
         }
         return byPhone.sorted { phoneNames[$0.key] < phoneNames[$1.key] }.map(\.value)
+    }
+
+    /// A build's parts from `firstHour` on (every hour when `nil`), in the order of their keys.
+    private func parts(build: Int, fromHour firstHour: Int64?) -> [(key: Part, value: BuildFigures)] {
+        parts.filter { $0.key.build == build && $0.key.hour >= (firstHour ?? Int64.min) }.sorted { $0.key < $1.key }
     }
 
     /// A build's interval histograms by device model and by OS over the hours from `firstHour` on.
@@ -289,7 +313,13 @@ public struct ReportTally: Sendable {
         let key = PayloadKey(
             user: row.user_id, build: row.app_build, version: row.app_version, os: row.os, device: row.device,
             periodStart: row.period_start, periodEnd: row.period_end)
-        change(&payloads[key, default: PayloadRates(part: part)])
+        if let place = payloadPlaces[key] {
+            change(&payloadRates[place])
+        } else {
+            payloadPlaces[key] = payloadRates.count
+            payloadRates.append(PayloadRates(part: part))
+            change(&payloadRates[payloadRates.count - 1])
+        }
     }
 }
 

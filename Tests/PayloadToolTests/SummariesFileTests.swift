@@ -79,6 +79,23 @@ import Testing
         #expect(try folder.temporaryFiles().isEmpty)
     }
 
+    /// The shipped sample's rows, reported six times into six new files: one file, byte for byte.
+    /// Summed in the tally's hash order (which changes with each process), the rates' sums
+    /// differed in their last digits: 5 distinct files in 6 runs.
+    @Test func theSameRowsWriteTheSameFileOnEveryRun() throws {
+        let folder = try Folder()
+        defer { folder.remove() }
+        var files: Set<Data> = []
+        for run in 1...6 {
+            let summaries = folder.path("builds-\(run).json")
+            let result = try Self.report(summaries, rows: ReportSample.rows)
+            #expect(result.status == 0, "run \(run): \(result.stderr)")
+            files.insert(try Data(contentsOf: URL(fileURLWithPath: summaries)))
+        }
+        #expect(files.count == 1)
+        #expect(try Self.builds(in: folder.path("builds-1.json")) == [121, 122, 123, 124, 125])
+    }
+
     /// Runs the executable once per argument list, all started before any is waited for.
     static func concurrently(_ runs: [[String]]) throws -> [(status: Int32, stdout: String, stderr: String)] {
         let executable = try ToolBinary.executable()

@@ -17,7 +17,9 @@ public struct CrashCause: Sendable, Hashable, Comparable {
     }
 
     /// The row's reason, `nil` when it has none (every row but a crash, and crashes that say nothing).
-    public init?(row: Row) {
+    /// The row borrowed: an initialiser owns its argument, so its callers (`report`'s tally, once a
+    /// crash row) would copy the whole row for it.
+    public init?(row: borrowing Row) {
         guard row.exception_type != nil || row.signal != nil || row.termination_code != nil else { return nil }
         self.init(exceptionType: row.exception_type, signal: row.signal, terminationCode: row.termination_code)
     }

@@ -109,7 +109,7 @@ extension ReportRun {
 /// What `report` keeps while rows stream in: sums, never the rows.
 struct ReportReading {
     let options: ReportOptions
-    var tally = ReportTally()
+    var tally: ReportTally
     /// The symbolicated hangs and crashes per build and hour, so the worst stacks cover the window.
     var stacks: [HourOfBuild: WorstStacksTally] = [:]
     var ranking: TopRanking
@@ -129,6 +129,7 @@ struct ReportReading {
 
     init(options: ReportOptions) {
         self.options = options
+        tally = ReportTally(keepsBreakdowns: options.htmlPath != nil)
         ranking = TopRanking(options: options.ranking)
         apps = AppChoice(wanted: options.bundleID)
     }

@@ -1,18 +1,25 @@
-/// The keys `CountedRows` has seen: an open-addressing table of (user, 128 bits) in one block of
-/// memory, probed linearly. A `Set` of the same keys took 0.41 s per million inserts against this
-/// table's 0.15 s (a loop of random keys, docs/speed.md): its generic hashing and probing per row
-/// were 13% of `report`'s reading thread over a million rows.
+/// The keys `CountedRows` has seen: the keys themselves, (user, 128 bits), in the order they came,
+/// and an open-addressing index over them, probed linearly, whose slots hold 32 bits of a key's
+/// hash and its place. A `Set` of the same keys took 0.41 s per million inserts against 0.15 s for a
+/// table of whole keys (a loop of random keys, docs/speed.md): its generic hashing and probing per
+/// row were 13% of `report`'s reading thread over a million rows. Slots of whole keys (24 bytes)
+/// then made the table 48 MB at a million rows, past the processor's cache, and the one load of a
+/// slot was still 5% of `report`'s CPU samples (perf); slots of 8 bytes keep it at 16 MB.
 final class RowKeyTable {
-    /// A slot: `tag` is the user's number plus one, 0 for an empty slot.
-    private struct Slot {
-        var tag: UInt64
+    private struct Key {
+        var user: UInt64
         var high: UInt64
         var low: UInt64
     }
 
-    private var slots: UnsafeMutablePointer<Slot>
+    /// Every key, in the order inserted; a slot's place indexes it.
+    private var keys: [Key] = []
+    /// A slot: 32 bits of the key's hash (above) and its place in `keys` plus one (below), 0 when
+    /// empty. A key is read from `keys` only when the hash bits match: at a duplicate, nearly never
+    /// otherwise. Places are 32 bits: four billion rows would need 100 GB of keys first.
+    private var slots: UnsafeMutablePointer<UInt64>
     private var capacity: Int
-    private(set) var count = 0
+    var count: Int { keys.count }
     /// Odd multipliers drawn per process, so which keys share a probe run cannot be chosen by the
     /// one who writes the row keys (as `Set`'s per-process hash seed does).
     private let seeds: (UInt64, UInt64, UInt64)
@@ -27,7 +34,7 @@ final class RowKeyTable {
     /// A copy with the same keys (`CountedRows` is a value: a copy changed later keeps its own).
     init(copying other: RowKeyTable) {
         capacity = other.capacity
-        count = other.count
+        keys = other.keys
         seeds = other.seeds
         slots = .allocate(capacity: capacity)
         slots.initialize(from: other.slots, count: capacity)
@@ -38,44 +45,50 @@ final class RowKeyTable {
     /// Adds the key; false when it was there already.
     func insert(user: Int, high: UInt64, low: UInt64) -> Bool {
         // At most three quarters full, so probe runs stay short.
-        if (count + 1) * 4 > capacity * 3 { grow() }
-        let tag = UInt64(truncatingIfNeeded: user) &+ 1
+        if (keys.count + 1) * 4 > capacity * 3 { grow() }
+        let key = Key(user: UInt64(truncatingIfNeeded: user), high: high, low: low)
+        let hash = hash(of: key)
+        let hashBits = hash << 32
         let mask = capacity - 1
-        var index = slot(tag, high, low, mask: mask)
+        var index = Int(truncatingIfNeeded: hash >> 32) & mask
         while true {
             let slot = slots[index]
-            if slot.tag == 0 {
-                slots[index] = Slot(tag: tag, high: high, low: low)
-                count += 1
+            if slot == 0 {
+                keys.append(key)
+                slots[index] = hashBits | UInt64(keys.count)
                 return true
             }
-            if slot.tag == tag, slot.high == high, slot.low == low { return false }
+            if slot & 0xFFFF_FFFF_0000_0000 == hashBits {
+                let other = keys[Int(truncatingIfNeeded: slot & 0xFFFF_FFFF) - 1]
+                if other.user == key.user, other.high == key.high, other.low == key.low { return false }
+            }
             index = (index + 1) & mask
         }
     }
 
-    @inline(__always) private func slot(_ tag: UInt64, _ high: UInt64, _ low: UInt64, mask: Int) -> Int {
-        // Multiply-add, keeping high bits (the low bits of a product mix least).
-        Int(truncatingIfNeeded: (high &* seeds.0 &+ low &* seeds.1 &+ tag &* seeds.2) >> 24) & mask
+    /// The slot is picked by the hash's high 32 bits (the low bits of a product mix least); its
+    /// low 32 bits are what the slot keeps.
+    @inline(__always) private func hash(of key: Key) -> UInt64 {
+        key.high &* seeds.0 &+ key.low &* seeds.1 &+ key.user &* seeds.2
     }
 
+    /// Twice the slots, filled again from `keys` in order (read straight through, not slot by slot).
     private func grow() {
-        let (old, oldCapacity) = (slots, capacity)
+        slots.deallocate()
         capacity *= 2
         slots = Self.emptySlots(capacity)
         let mask = capacity - 1
-        for position in 0..<oldCapacity where old[position].tag != 0 {
-            let moved = old[position]
-            var index = slot(moved.tag, moved.high, moved.low, mask: mask)
-            while slots[index].tag != 0 { index = (index + 1) & mask }
-            slots[index] = moved
+        for (place, key) in keys.enumerated() {
+            let hash = hash(of: key)
+            var index = Int(truncatingIfNeeded: hash >> 32) & mask
+            while slots[index] != 0 { index = (index + 1) & mask }
+            slots[index] = hash << 32 | UInt64(place + 1)
         }
-        old.deallocate()
     }
 
-    private static func emptySlots(_ capacity: Int) -> UnsafeMutablePointer<Slot> {
-        let slots = UnsafeMutablePointer<Slot>.allocate(capacity: capacity)
-        slots.initialize(repeating: Slot(tag: 0, high: 0, low: 0), count: capacity)
+    private static func emptySlots(_ capacity: Int) -> UnsafeMutablePointer<UInt64> {
+        let slots = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
+        slots.initialize(repeating: 0, count: capacity)
         return slots
     }
 }
