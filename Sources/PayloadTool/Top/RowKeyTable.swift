@@ -3,8 +3,9 @@
 /// hash and its place. A `Set` of the same keys took 0.41 s per million inserts against 0.15 s for a
 /// table of whole keys (a loop of random keys, docs/speed.md): its generic hashing and probing per
 /// row were 13% of `report`'s reading thread over a million rows. Slots of whole keys (24 bytes)
-/// then made the table 48 MB at a million rows, past the processor's cache, and the one load of a
-/// slot was still 5% of `report`'s CPU samples (perf); slots of 8 bytes keep it at 16 MB.
+/// then made the table 48 MB at a million rows; slots of 8 bytes keep it at 16 MB (`report`'s peak
+/// 10 MB lower). Its one load of a slot still misses the cache at that size, 5% of `report`'s CPU
+/// samples (perf, docs/speed.md).
 final class RowKeyTable {
     private struct Key {
         var user: UInt64
