@@ -38,7 +38,7 @@ public struct BuildFigures: Codable, Sendable, Equatable {
     /// Interval histograms by name: the phone's `interval` rows and MetricKit's `launch_mk` and
     /// `resume_mk`.
     public var intervals: [String: IntervalFigures] = [:]
-    /// Phones seen, as `user/device` (rows carry no phone identifier; docs/report.md, "Phones").
+    /// Phones seen, as `user/device` (rows carry no phone identifier; docs/report.md, "Each figure").
     public var phones: [String] = []
     /// Σ `fg_time` seconds.
     public var foregroundSeconds = 0.0

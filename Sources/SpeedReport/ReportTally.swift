@@ -50,7 +50,7 @@ public struct ReportTally: Sendable {
     /// The payloads' rates in the order their first row came, and each payload's place there.
     private var payloadRates: [PayloadRates] = []
     private var payloadPlaces: [PayloadKey: Int] = [:]
-    /// Phones as `user/device` (rows carry no phone identifier; docs/report.md, "Phones"), each
+    /// Phones as `user/device` (rows carry no phone identifier; docs/report.md, "Each figure"), each
     /// once, in the order first seen; `Part.phone` indexes them.
     private var phoneNames: [String] = []
     private var phoneIndex: [String: Int] = [:]
@@ -236,7 +236,7 @@ public struct ReportTally: Sendable {
         var merged: BuildFigures?
         var phones: Set<String> = []
         var signatures: Set<String> = []
-        for (_, figures) in parts(build: build, fromHour: firstHour) {
+        for (_, figures) in Self.entries(of: parts, build: build, fromHour: firstHour) {
             if merged == nil { merged = BuildFigures(build: build) }
             // The phones and signatures are gathered in sets and sorted once: merging them part by
             // part sorted the union again for each of the build's (phone, hour) parts.
@@ -253,21 +253,24 @@ public struct ReportTally: Sendable {
     /// phones' names: what `RegressionConfidence` resamples.
     public func figuresByPhone(build: Int, fromHour firstHour: Int64? = nil) -> [BuildFigures] {
         var byPhone: [Int: BuildFigures] = [:]
-        for (part, figures) in parts(build: build, fromHour: firstHour) {
+        for (part, figures) in Self.entries(of: parts, build: build, fromHour: firstHour) {
             byPhone[part.phone, default: BuildFigures(build: build)].merge(figures)
         }
         return byPhone.sorted { phoneNames[$0.key] < phoneNames[$1.key] }.map(\.value)
     }
 
-    /// A build's parts from `firstHour` on (every hour when `nil`), in the order of their keys.
-    private func parts(build: Int, fromHour firstHour: Int64?) -> [(key: Part, value: BuildFigures)] {
-        parts.filter { $0.key.build == build && $0.key.hour >= (firstHour ?? Int64.min) }.sorted { $0.key < $1.key }
+    /// A build's entries of a table by part from `firstHour` on (every hour when `nil`), in the
+    /// order of their parts, so sums over them come out the same on every run.
+    private static func entries<Value>(
+        of table: [Part: Value], build: Int, fromHour firstHour: Int64?
+    ) -> [(key: Part, value: Value)] {
+        table.filter { $0.key.build == build && $0.key.hour >= (firstHour ?? Int64.min) }.sorted { $0.key < $1.key }
     }
 
     /// A build's interval histograms by device model and by OS over the hours from `firstHour` on.
     public func breakdown(build: Int, fromHour firstHour: Int64? = nil) -> ReportBreakdown {
         var merged: [ReportBreakdown.Key: IntervalFigures] = [:]
-        for (part, figures) in breakdowns where part.build == build && part.hour >= (firstHour ?? Int64.min) {
+        for (_, figures) in Self.entries(of: breakdowns, build: build, fromHour: firstHour) {
             for (key, interval) in figures { merged[key, default: IntervalFigures()].merge(interval) }
         }
         return ReportBreakdown(intervals: merged)
@@ -277,7 +280,7 @@ public struct ReportTally: Sendable {
     /// reasons' numbers).
     public func crashCauses(build: Int, fromHour firstHour: Int64? = nil) -> [(cause: CrashCause, count: Int)] {
         var merged: [CrashCause: Int] = [:]
-        for (part, causes) in crashCauses where part.build == build && part.hour >= (firstHour ?? Int64.min) {
+        for (_, causes) in Self.entries(of: crashCauses, build: build, fromHour: firstHour) {
             merged.merge(causes, uniquingKeysWith: +)
         }
         return merged.map { (cause: $0.key, count: $0.value) }.sorted { $0.count != $1.count ? $0.count > $1.count : $0.cause < $1.cause }
@@ -294,7 +297,7 @@ public struct ReportTally: Sendable {
             index = known
         } else {
             // Two keys may join into one name (no user and an empty one): the name decides.
-            let name = "\(row.user_id ?? "")/\(row.device)"
+            let name = row.phoneName
             if let known = phoneIndex[name] {
                 index = known
             } else {

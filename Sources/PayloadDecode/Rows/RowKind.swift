@@ -111,6 +111,11 @@ extension Row {
 
     /// The diagnostic this row holds, `nil` unless it is a `diagnostic` row with a known name.
     public var diagnostic: DiagnosticName? { kind == .diagnostic ? DiagnosticName(rawValue: name) : nil }
+
+    /// The phone the row came from, as `user/device`: rows carry no phone identifier, so a user's
+    /// devices of one model are one phone (docs/report.md, "Each figure"). `top` and `report` name
+    /// phones this way.
+    public var phoneName: String { "\(user_id ?? "")/\(device)" }
 }
 
 /// The names of the app's own `memory` rows (docs/design.md, "Rows") that the report reads.

@@ -236,35 +236,39 @@ struct ReportReading {
         let previous = current.hasEnoughData ? earlier.last : nil
         let history = current.hasEnoughData ? Array(earlier.suffix(4)) + [current] : [current]
         var worst = WorstStacksTally()
+        let fromHour = window == nil ? nil : firstHour
         // Hour by hour: merged in the table's hash order, a signature whose heaviest rows tie
         // across hours kept another hour's stack (its file and line on the page) from run to run.
-        let hourTallies = stacks.filter { $0.key.build == chosen && (window == nil || $0.key.hour >= firstHour) }
-        for (_, hourTally) in hourTallies.sorted(by: { $0.key.hour < $1.key.hour }) {
+        for hourTally in Self.hours(of: stacks, build: chosen, fromHour: fromHour) {
             worst.merge(hourTally)
         }
         var report = SpeedReport(
             current: current, previous: previous, history: history, days: options.days, window: window,
             coverage: coverage, budgets: options.budgets, worstStacks: worst.ranked(build: chosen, limit: 3),
             appName: options.appName ?? apps.appName ?? SpeedReport.defaultAppName, bundleID: apps.bundleID,
-            phones: previous.map { (phones(of: current, fromHour: window == nil ? nil : firstHour), phones(of: $0, fromHour: nil)) },
+            phones: previous.map { (phones(of: current, fromHour: fromHour), phones(of: $0, fromHour: nil)) },
             minConfidence: options.minConfidence)
-        if coverage != "stored summary" { report.crashCauses = tally.crashCauses(build: chosen, fromHour: window == nil ? nil : firstHour) }
+        if coverage != "stored summary" { report.crashCauses = tally.crashCauses(build: chosen, fromHour: fromHour) }
         if options.htmlPath != nil {
             var all = FlameTree(rootName: "build \(chosen)")
             var bySignature: [String: FlameTree] = [:]
             // Hour by hour, each hour's signatures in order: merged in the tables' hash order, the
             // page's frames, their order and the file and line each keeps changed from run to run.
-            let hours = flames.filter { $0.key.build == chosen && (window == nil || $0.key.hour >= firstHour) }
-            for (_, trees) in hours.sorted(by: { $0.key.hour < $1.key.hour }) {
+            for trees in Self.hours(of: flames, build: chosen, fromHour: fromHour) {
                 for (signature, tree) in trees.sorted(by: { $0.key < $1.key }) {
                     all.merge(tree)
                     bySignature[signature, default: FlameTree(rootName: "build \(chosen)")].merge(tree)
                 }
             }
             report.flames = ReportFlames(all: all, bySignature: bySignature)
-            report.breakdown = tally.breakdown(build: chosen, fromHour: window == nil ? nil : firstHour)
+            report.breakdown = tally.breakdown(build: chosen, fromHour: fromHour)
         }
         return report
+    }
+
+    /// A build's values of a table by hour, from `firstHour` on (every hour when `nil`), earliest first.
+    private static func hours<Value>(of table: [HourOfBuild: Value], build: Int, fromHour firstHour: Int64?) -> [Value] {
+        table.filter { $0.key.build == build && $0.key.hour >= (firstHour ?? Int64.min) }.sorted { $0.key.hour < $1.key.hour }.map(\.value)
     }
 
     /// A build's figures phone by phone for `RegressionConfidence`, when they are the rows' (from

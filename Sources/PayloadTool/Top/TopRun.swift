@@ -142,7 +142,7 @@ struct TopRanking {
             tally.add(
                 occurrence(
                     build: row.app_build, kind: kind, rowKey: row.row_key, value: row.value, source: source,
-                    phone: RankedRow.phone(of: row), cause: CrashCause(row: row), tallied: known, stderr: &stderr))
+                    phone: row.phoneName, cause: CrashCause(row: row), tallied: known, stderr: &stderr))
             return
         }
         guard let ranked = RankedRow(row, source: source, uuids: &uuids) else { return }
@@ -341,9 +341,7 @@ struct RankedRow {
         value = row.value
         stack = uuids.sharing(row.stack ?? [])
         self.source = source
-        phone = Self.phone(of: row)
+        phone = row.phoneName
         cause = CrashCause(row: row)
     }
-
-    static func phone(of row: Row) -> String { "\(row.user_id ?? "")/\(row.device)" }
 }
